@@ -1,0 +1,24 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { dirname, join, basename } from 'node:path'
+import { randomBytes } from 'node:crypto'
+
+/**
+ * Write a file so that a crash at any moment leaves either the old or the new content, never a
+ * torn one: write a sibling temp file, fsync it, rename it over the target. Owner-only (0600),
+ * since these files hold key hashes and configuration.
+ */
+export function writeFileAtomic(path: string, content: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
+  const fd = openSync(temp, 'w', 0o600)
+  try {
+    writeSync(fd, content)
+    fsyncSync(fd)
+  } catch (error) {
+    closeSync(fd)
+    rmSync(temp, { force: true })
+    throw error
+  }
+  closeSync(fd)
+  renameSync(temp, path)
+}

@@ -1,0 +1,109 @@
+import { existsSync } from 'node:fs'
+import express, { type Express } from 'express'
+import { authenticate } from './auth/authenticate'
+import type { KeyStore } from './auth/key-store'
+import type { ModelCatalog } from './config/model-catalog'
+import { GatewayError } from './errors'
+import { GenerationRegistry } from './generation/generation-registry'
+import { errorHandler } from './http/error-handler'
+import { hostAllowList } from './http/host-allow-list'
+import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
+import { requestIdentity } from './http/request-identity'
+import { sendJson } from './http/send-json'
+import { chatCompletions } from './routes/chat-completions'
+import { getModel, listModels } from './routes/models'
+import { stopGeneration } from './routes/stop-generation'
+import { MORTAR_VERSION } from './version'
+
+export interface GatewayConfig {
+  keys: KeyStore
+  catalog: ModelCatalog
+  /** Host names to answer to besides localhost, 127.0.0.1 and [::1]. */
+  allowedHosts?: readonly string[]
+  bodyLimitBytes?: number
+  /** The built renderer, served at `/` so the UI also runs in a browser. */
+  rendererDir?: string
+}
+
+export interface Gateway {
+  /** The request handler: mount it on any node:http server. */
+  app: Express
+  generations: GenerationRegistry
+  /** Stop every live generation (streams end with `[DONE]`) and wait until all have ended. */
+  drain(): Promise<void>
+}
+
+/**
+ * The composition root. This file reads as the gateway's table of contents: the middleware every
+ * request passes, then each route and the stages it runs.
+ */
+export function createGateway(config: GatewayConfig): Gateway {
+  const generations = new GenerationRegistry()
+  const app = express()
+  app.disable('x-powered-by')
+  app.set('etag', false)
+
+  app.use(requestIdentity)
+  app.use(hostAllowList(config.allowedHosts ?? []))
+
+  app.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok', version: MORTAR_VERSION }))
+
+  const v1 = express.Router()
+  v1.use(authenticate(config.keys))
+  v1.get('/models', listModels(config.catalog))
+  v1.get('/models/*id', getModel(config.catalog))
+  v1.post(
+    '/chat/completions',
+    chatCompletions({
+      catalog: config.catalog,
+      generations,
+      bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    }),
+  )
+  v1.post('/generations/:id/stop', stopGeneration(generations))
+  v1.all('/chat/completions', methodNotAllowed('POST'))
+  v1.all('/generations/:id/stop', methodNotAllowed('POST'))
+  v1.use(unknownRoute)
+  app.use('/v1', v1)
+
+  if (config.rendererDir !== undefined && existsSync(config.rendererDir)) {
+    app.use(express.static(config.rendererDir, { index: 'index.html', fallthrough: true }))
+  }
+  app.use(unknownRoute)
+  app.use(errorHandler)
+
+  return {
+    app,
+    generations,
+    async drain() {
+      generations.stopAll('shutdown')
+      await generations.whenIdle()
+    },
+  }
+}
+
+const methodNotAllowed =
+  (allowed: string): express.RequestHandler =>
+  (req, res, next) => {
+    res.setHeader('Allow', allowed)
+    next(
+      new GatewayError({
+        status: 405,
+        type: 'invalid_request_error',
+        code: 'method_not_allowed',
+        message: `${req.method} is not allowed here; use ${allowed}.`,
+        retryable: false,
+      }),
+    )
+  }
+
+const unknownRoute: express.RequestHandler = (req, _res, next) =>
+  next(
+    new GatewayError({
+      status: 404,
+      type: 'invalid_request_error',
+      code: 'unknown_route',
+      message: `Unknown request URL: ${req.method} ${req.originalUrl.slice(0, 200)}.`,
+      retryable: false,
+    }),
+  )

@@ -1,0 +1,77 @@
+/**
+ * The generations running right now, by completion ID. Stopping is scoped to the organization that
+ * started a generation: for any other org, a live ID looks exactly like an unknown one.
+ */
+export type StopReason = 'stopped' | 'client_disconnected' | 'shutdown'
+
+export interface LiveGeneration {
+  readonly id: string
+  readonly org: string
+  readonly signal: AbortSignal
+  /** Why it was aborted, once it was. */
+  stopReason(): StopReason | undefined
+  /** Remove it from the registry; call once its response is over. */
+  release(): void
+}
+
+export class GenerationRegistry {
+  private readonly live = new Map<string, { org: string; controller: AbortController }>()
+  private idleWaiters: Array<() => void> = []
+
+  get size(): number {
+    return this.live.size
+  }
+
+  register(id: string, org: string): LiveGeneration {
+    const controller = new AbortController()
+    this.live.set(id, { org, controller })
+    return {
+      id,
+      org,
+      signal: controller.signal,
+      stopReason: () => (controller.signal.aborted ? (controller.signal.reason as StopReason) : undefined),
+      release: () => {
+        if (this.live.get(id)?.controller !== controller) return
+        this.live.delete(id)
+        if (this.live.size === 0) this.notifyIdle()
+      },
+    }
+  }
+
+  /** Abort a generation of `org`'s. False when none with that ID is running for that org. */
+  stop(id: string, org: string, reason: StopReason = 'stopped'): boolean {
+    const entry = this.live.get(id)
+    if (entry === undefined || entry.org !== org || entry.controller.signal.aborted) return false
+    entry.controller.abort(reason)
+    return true
+  }
+
+  /** Abort one generation whatever its org: the gateway's own decision (client gone). */
+  abort(id: string, reason: StopReason): void {
+    const entry = this.live.get(id)
+    if (entry !== undefined && !entry.controller.signal.aborted) entry.controller.abort(reason)
+  }
+
+  stopAll(reason: StopReason): number {
+    let count = 0
+    for (const { controller } of this.live.values()) {
+      if (!controller.signal.aborted) {
+        controller.abort(reason)
+        count++
+      }
+    }
+    return count
+  }
+
+  /** Resolves when no generation is running. */
+  whenIdle(): Promise<void> {
+    if (this.live.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  private notifyIdle(): void {
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const resolve of waiters) resolve()
+  }
+}

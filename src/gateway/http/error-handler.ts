@@ -1,0 +1,32 @@
+import type { ErrorRequestHandler } from 'express'
+import { MortarHeader } from '../../shared/api/headers'
+import { GatewayError, internalError } from '../errors'
+import { sendJson } from './send-json'
+
+/**
+ * The one place where errors become responses. A GatewayError becomes its OpenAI envelope with its
+ * status and `x-should-retry`; anything else is logged (never with request headers, which hold
+ * keys) and becomes a 500 without internals. Once an SSE stream has started, an error can only be
+ * one more event, and the stream closes without `[DONE]`.
+ */
+export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+  const gatewayError = error instanceof GatewayError ? error : unexpected(error, req.method, req.path)
+  if (res.destroyed) return
+  if (res.headersSent) {
+    if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream') && !res.writableEnded) {
+      res.end(`data: ${JSON.stringify(gatewayError.toEnvelope())}\n\n`)
+    } else {
+      res.destroy()
+    }
+    return
+  }
+  res.setHeader(MortarHeader.shouldRetry, String(gatewayError.retryable))
+  sendJson(res, gatewayError.status, gatewayError.toEnvelope())
+}
+
+function unexpected(error: unknown, method: string, path: string): GatewayError {
+  // A client that hangs up while its body is being read is not a gateway fault.
+  if (error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return internalError()
+  process.stderr.write(`mortar: ${method} ${path} failed: ${error instanceof Error ? error.stack : String(error)}\n`)
+  return internalError()
+}

@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http'
+import { GatewayError, invalidRequest } from '../errors'
+
+export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024
+
+const tooLarge = (limit: number) =>
+  new GatewayError({
+    status: 413,
+    type: 'invalid_request_error',
+    code: 'request_too_large',
+    message: `The request body is larger than the gateway's limit of ${limit} bytes.`,
+  })
+
+/**
+ * Read and parse a JSON body, refusing more than `limit` bytes before buffering them. The
+ * Content-Type is not checked: every request needs an Authorization header, which no page can
+ * send cross-origin without a CORS preflight, so a lenient parser opens no CSRF door, and clients
+ * that forget the header (curl -d) still work.
+ */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > limit) throw tooLarge(limit)
+    chunks.push(chunk)
+  }
+  const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')
+  if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw invalidRequest(
+      `The request body is not valid JSON: ${(error as Error).message}`,
+      null,
+      'invalid_json',
+    )
+  }
+}

@@ -1,0 +1,74 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { KeyStore } from './auth/key-store'
+import { scriptedCatalog } from './config/default-catalog'
+import { createGateway, type Gateway } from './create-gateway'
+
+export const DEFAULT_PORT = 7313
+export const DEFAULT_HOST = '127.0.0.1'
+
+export interface GatewayServerOptions {
+  host: string
+  /** 0 picks a free port; `url` tells which. */
+  port: number
+  /** Where config and keys live. */
+  home: string
+  rendererDir?: string
+  /** Pace of the scripted model; 0 is as fast as possible. */
+  scriptedTokensPerSecond?: number
+  allowedHosts?: readonly string[]
+}
+
+export interface GatewayServer {
+  url: string
+  port: number
+  gateway: Gateway
+  keys: KeyStore
+  /** Stop live generations (their streams end cleanly), stop listening, and resolve when closed. */
+  close(): Promise<void>
+}
+
+/** The gateway on a real socket: what `mortar serve` and the desktop app both run. */
+export async function startGatewayServer(options: GatewayServerOptions): Promise<GatewayServer> {
+  const keys = new KeyStore(join(options.home, 'keys.json'))
+  const gateway = createGateway({
+    keys,
+    catalog: scriptedCatalog({ tokensPerSecond: options.scriptedTokensPerSecond ?? 0 }),
+    ...(options.rendererDir !== undefined ? { rendererDir: options.rendererDir } : {}),
+    ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
+  })
+  const server = createServer(gateway.app)
+  await listen(server, options.port, options.host)
+  const port = (server.address() as AddressInfo).port
+  const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${hostInUrl}:${port}`,
+    port,
+    gateway,
+    keys,
+    close: () => (closing ??= closeServer(server, gateway)),
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+async function closeServer(server: Server, gateway: Gateway): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  await gateway.drain()
+  server.closeIdleConnections()
+  // Connections that still hold a finished response open are cut after a grace period.
+  const grace = setTimeout(() => server.closeAllConnections(), 2_000)
+  grace.unref()
+  await closed
+  clearTimeout(grace)
+}

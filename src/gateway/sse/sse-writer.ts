@@ -1,0 +1,59 @@
+import type { ServerResponse } from 'node:http'
+
+/**
+ * Writes a server-sent event stream with backpressure: when the socket's buffer is full, the next
+ * write waits for `drain` (or for the client to leave), so a slow reader slows the generation
+ * instead of growing memory. The common case — buffer not full — stays synchronous.
+ */
+export class SseWriter {
+  constructor(private readonly res: ServerResponse) {}
+
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded
+  }
+
+  /** Send the status and headers now, before the first token: clients see the stream start. */
+  open(): void {
+    this.res.statusCode = 200
+    this.res.setHeader('Content-Type', 'text/event-stream; charset=utf-8')
+    this.res.setHeader('Cache-Control', 'no-cache, no-transform')
+    this.res.setHeader('X-Accel-Buffering', 'no')
+    this.res.setHeader('Connection', 'keep-alive')
+    this.res.flushHeaders()
+    // Small frames must leave at once, not wait for Nagle's algorithm.
+    this.res.socket?.setNoDelay(true)
+  }
+
+  /** One `data:` event. `json` is already serialized and holds no raw line breaks. */
+  data(json: string): Promise<void> | void {
+    return this.write(`data: ${json}\n\n`)
+  }
+
+  comment(text: string): Promise<void> | void {
+    return this.write(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`)
+  }
+
+  done(): void {
+    if (this.closed) return
+    this.res.end('data: [DONE]\n\n')
+  }
+
+  /** End without `[DONE]`: the stream is incomplete, as the reference says a failed one must be. */
+  abandon(): void {
+    if (!this.closed) this.res.end()
+  }
+
+  private write(frame: string): Promise<void> | void {
+    if (this.closed) return
+    if (this.res.write(frame)) return
+    return new Promise<void>((resolve) => {
+      const settle = () => {
+        this.res.off('drain', settle)
+        this.res.off('close', settle)
+        resolve()
+      }
+      this.res.on('drain', settle)
+      this.res.on('close', settle)
+    })
+  }
+}

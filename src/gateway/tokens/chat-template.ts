@@ -1,0 +1,85 @@
+import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import { pythonJsonDumps } from './python-json'
+import type { Tokenizer } from './tokenizer'
+
+/**
+ * The Qwen2.5 chat template, rendered as the model server renders it, so that the prompt is
+ * counted as the model will read it instead of summing guesses. The output is a list of pieces:
+ * text, or a special token (`<|im_start|>`, `<|im_end|>`), which tokenizes as exactly one token.
+ */
+export type TemplatePiece = string | { special: '<|im_start|>' | '<|im_end|>' }
+
+const IM_START = { special: '<|im_start|>' } as const
+const IM_END = { special: '<|im_end|>' } as const
+export const QWEN_DEFAULT_SYSTEM = 'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.'
+
+const TOOLS_PREAMBLE =
+  '\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n' +
+  'You are provided with function signatures within <tools></tools> XML tags:\n<tools>'
+const TOOLS_POSTAMBLE =
+  '\n</tools>\n\nFor each function call, return a json object with function name and arguments within ' +
+  '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+
+export function renderQwen2Prompt(messages: readonly ChatMessage[], tools: readonly ChatTool[]): TemplatePiece[] {
+  const pieces: TemplatePiece[] = []
+  const first = messages[0]
+  const leadingSystem = first?.role === 'system' ? (first.content ?? '') : undefined
+  let systemText = leadingSystem ?? QWEN_DEFAULT_SYSTEM
+  if (tools.length > 0) {
+    systemText += TOOLS_PREAMBLE
+    for (const tool of tools) systemText += '\n' + pythonJsonDumps(tool)
+    systemText += TOOLS_POSTAMBLE
+  }
+  pieces.push(IM_START, 'system\n' + systemText, IM_END, '\n')
+
+  messages.forEach((message, index) => {
+    if (index === 0 && leadingSystem !== undefined) return
+    if (message.role === 'tool') {
+      const previous = messages[index - 1]
+      const next = messages[index + 1]
+      if (previous?.role !== 'tool') pieces.push(IM_START, 'user')
+      pieces.push('\n<tool_response>\n' + (message.content ?? '') + '\n</tool_response>')
+      if (next?.role !== 'tool') pieces.push(IM_END, '\n')
+      return
+    }
+    if (message.role === 'assistant' && message.tool_calls !== undefined) {
+      pieces.push(IM_START, 'assistant' + (message.content ? '\n' + message.content : ''))
+      for (const call of message.tool_calls) pieces.push(renderToolCall(call.function.name, call.function.arguments))
+      pieces.push(IM_END, '\n')
+      return
+    }
+    pieces.push(IM_START, message.role + '\n' + (message.content ?? ''), IM_END, '\n')
+  })
+  pieces.push(IM_START, 'assistant\n')
+  return pieces
+}
+
+/**
+ * A call as the template writes it. Model servers (vLLM) parse the client's arguments text into an
+ * object before rendering, so valid JSON is re-serialized; anything else is rendered as a string.
+ */
+export function renderToolCall(name: string, argumentsJson: string): string {
+  return '\n<tool_call>\n{"name": "' + name + '", "arguments": ' + pythonJsonDumps(parseOrKeep(argumentsJson)) + '}\n</tool_call>'
+}
+
+function parseOrKeep(json: string): unknown {
+  try {
+    return JSON.parse(json)
+  } catch {
+    return json
+  }
+}
+
+export function countTemplateTokens(pieces: readonly TemplatePiece[], tokenizer: Tokenizer): number {
+  let total = 0
+  let text = ''
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      text += piece
+    } else {
+      total += tokenizer.count(text) + 1
+      text = ''
+    }
+  }
+  return total + tokenizer.count(text)
+}

@@ -1,0 +1,90 @@
+/**
+ * The response contract of POST /v1/chat/completions: the chat completion object, the chunk object
+ * and the usage object, exactly as the reference lists their fields. Shared so that the gateway
+ * writes them and the renderer's inspector reads them with one definition.
+ */
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | (string & {})
+
+export interface Usage {
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+  /** Passed through from a model server that reports them (cached_tokens…). */
+  prompt_tokens_details?: Record<string, unknown>
+  completion_tokens_details?: Record<string, unknown>
+}
+
+export interface AssistantToolCall {
+  id: string
+  type: 'function'
+  function: { name: string; arguments: string }
+}
+
+export interface ChatCompletion {
+  id: string
+  object: 'chat.completion'
+  created: number
+  model: string
+  choices: [
+    {
+      index: 0
+      message: { role: 'assistant'; content: string | null; tool_calls?: AssistantToolCall[] }
+      logprobs: null
+      finish_reason: FinishReason
+    },
+  ]
+  usage: Usage
+}
+
+export interface ToolCallDelta {
+  index: number
+  id?: string
+  type?: 'function'
+  function?: { name?: string; arguments: string }
+}
+
+export interface ChunkDelta {
+  role?: 'assistant'
+  content?: string
+  tool_calls?: ToolCallDelta[]
+}
+
+export interface ChunkChoice {
+  index: 0
+  /** Absent on the finish chunk, as the reference shows. */
+  delta?: ChunkDelta
+  logprobs: null
+  finish_reason: FinishReason | null
+}
+
+export interface ChatCompletionChunk {
+  id: string
+  object: 'chat.completion.chunk'
+  created: number
+  model: string
+  /** One choice, or none on the usage chunk. */
+  choices: ChunkChoice[]
+  usage?: Usage
+}
+
+export interface StopGenerationResponse {
+  stopped: boolean
+  id: string
+}
+
+export interface ModelObject {
+  id: string
+  object: 'model'
+  created: number
+  owned_by: string
+  /** Tokens the prompt, the reply and the template overhead must fit in. */
+  context_window: number
+  /** The deployment serving it, or null when it is in the catalog but not deployed. */
+  deployment: string | null
+}
+
+export interface ModelList {
+  object: 'list'
+  data: ModelObject[]
+}

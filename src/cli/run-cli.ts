@@ -49,21 +49,31 @@ export async function runCli(argv: string[], io: CliIo, env: ServeEnvironment = 
 }
 
 async function serveUntilSignalled(argv: string[], io: CliIo, env: ServeEnvironment): Promise<number> {
-  const server = await startServe(argv, io, env)
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
+  // Listen for signals before starting: Ctrl-C during start-up must still shut down cleanly.
+  let onSignal: (signal: NodeJS.Signals) => void = () => {}
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (signal) => {
       process.off('SIGINT', onSignal)
       process.off('SIGTERM', onSignal)
       // A second signal while draining means "now".
       process.once('SIGINT', () => process.exit(130))
       process.once('SIGTERM', () => process.exit(143))
-      const live = server.gateway.generations.size
-      io.out(`${signal}: shutting down${live > 0 ? `, stopping ${live} live generation${live === 1 ? '' : 's'}` : ''}.`)
-      resolve()
+      resolve(signal)
     }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
   })
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  let server
+  try {
+    server = await startServe(argv, io, env)
+  } catch (error) {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    throw error
+  }
+  const signal = await signalled
+  const live = server.gateway.generations.size
+  io.out(`${signal}: shutting down${live > 0 ? `, stopping ${live} live generation${live === 1 ? '' : 's'}` : ''}.`)
   await server.close()
   io.out('Gateway stopped.')
   return 0

@@ -14,7 +14,11 @@ export const MAX_TOOLS = 128
 export const MAX_TOOL_CALLS = 128
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
 
-const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined)
+const optional = <T extends z.ZodType>(schema: T) =>
+  schema
+    .nullish()
+    .transform((v) => v ?? undefined)
+    .optional()
 
 const positiveWholeNumber = z
   .number({ error: 'must be a positive whole number' })

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import { afterEach, describe, expect, it } from 'vitest'
+
+// The real `mortar` binary, as a user runs it (built by `npm run build`, which `npm test` runs first).
+const BIN = resolve(__dirname, '../../bin/mortar.js')
+const BUILT = resolve(__dirname, '../../out/main/cli.js')
+
+const children: ChildProcessWithoutNullStreams[] = []
+const homes: string[] = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL')
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true })
+})
+
+function spawnMortar(args: string[]) {
+  if (!existsSync(BUILT)) throw new Error('out/main/cli.js is missing: run `npm run build` before these tests')
+  const home = mkdtempSync(join(tmpdir(), 'mortar-proc-'))
+  homes.push(home)
+  const child = spawn(process.execPath, [BIN, ...args, '--home', home], { stdio: 'pipe' })
+  children.push(child)
+  const lines: string[] = []
+  const waiters: Array<{ pattern: RegExp; resolve: (m: RegExpMatchArray) => void }> = []
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(line)
+    for (const waiter of waiters.slice()) {
+      const match = line.match(waiter.pattern)
+      if (match) {
+        waiters.splice(waiters.indexOf(waiter), 1)
+        waiter.resolve(match)
+      }
+    }
+  })
+  let stderr = ''
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const line = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const found = lines.map((l) => l.match(pattern)).find(Boolean)
+      if (found) return resolve(found)
+      waiters.push({ pattern, resolve })
+      void exited.then((code) => reject(new Error(`mortar exited (${code}) before printing ${pattern}: ${stderr}`)))
+    })
+  return { child, lines, line, exited, stderr: () => stderr }
+}
+
+describe('mortar serve (the real process)', () => {
+  it('prints its URL and first key, serves, and on SIGINT ends live streams with [DONE] and exits 0', async () => {
+    const mortar = spawnMortar(['serve', '--port', '0', '--scripted-tps', '100'])
+    const [, url] = await mortar.line(/listening on (http:\/\/\S+)/)
+    const [key] = await mortar.line(/mk_live_\w+/)
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}` },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'tick '.repeat(500) }], stream_options: { include_usage: true } }),
+    })
+    const reader = response.body!.getReader()
+    const first = await reader.read()
+    expect(new TextDecoder().decode(first.value)).toContain('"role":"assistant"')
+
+    mortar.child.kill('SIGINT')
+    let rest = ''
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      rest += new TextDecoder().decode(value)
+    }
+    expect(rest.trimEnd().endsWith('data: [DONE]')).toBe(true)
+    expect(rest).not.toContain('"finish_reason":"')
+    expect(rest).toContain('"usage"')
+    expect(await mortar.exited).toBe(0)
+    expect(mortar.lines.join('\n')).toMatch(/SIGINT: shutting down, stopping 1 live generation\./)
+    expect(mortar.lines.at(-1)).toBe('Gateway stopped.')
+  })
+
+  it('exits 0 on SIGTERM when idle', async () => {
+    const mortar = spawnMortar(['serve', '--port', '0'])
+    await mortar.line(/listening on/)
+    mortar.child.kill('SIGTERM')
+    expect(await mortar.exited).toBe(0)
+  })
+
+  it('says clearly when the port is taken, and exits 1', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const mortar = spawnMortar(['serve', '--port', String(port)])
+      expect(await mortar.exited).toBe(1)
+      expect(mortar.stderr()).toContain(`Port ${port} on 127.0.0.1 is already in use`)
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('refuses bad flags with exit code 2', async () => {
+    const mortar = spawnMortar(['serve', '--port', 'eighty'])
+    expect(await mortar.exited).toBe(2)
+    expect(mortar.stderr()).toContain('--port takes a whole number')
+  })
+})

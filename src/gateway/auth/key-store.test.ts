@@ -1,0 +1,59 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { KeyStore, KeyStoreError } from './key-store'
+
+let dir: string
+let file: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mortar-ks-'))
+  file = join(dir, 'keys.json')
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('KeyStore', () => {
+  it('authenticates by hash with org and role, and expires keys by its clock', () => {
+    let now = new Date('2026-01-01T00:00:00Z')
+    const store = new KeyStore(file, () => now)
+    const { key, record } = store.create({ name: 'k', org: 'acme', role: 'admin' })
+    expect(record.expiresAt).toBe('2026-01-31T00:00:00.000Z')
+    expect(store.authenticate(key)).toEqual({ ok: true, principal: { keyId: record.id, keyName: 'k', org: 'acme', role: 'admin' } })
+    expect(store.authenticate(key + 'x')).toEqual({ ok: false, reason: 'invalid' })
+    now = new Date('2026-01-31T00:00:00Z')
+    expect(store.authenticate(key)).toEqual({ ok: false, reason: 'expired' })
+  })
+
+  it('keeps the key out of the file, which is owner-only', () => {
+    const store = new KeyStore(file)
+    const { key } = store.create({ name: 'k' })
+    expect(readFileSync(file, 'utf8')).not.toContain(key.slice('mk_live_'.length))
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+  })
+
+  it('sees changes another process wrote without being told', () => {
+    const server = new KeyStore(file)
+    const cli = new KeyStore(file)
+    const { key, record } = cli.create({ name: 'k' })
+    expect(server.authenticate(key).ok).toBe(true)
+    cli.revoke(record.id)
+    expect(server.authenticate(key)).toEqual({ ok: false, reason: 'revoked' })
+  })
+
+  it('on the request path keeps the last good keys when the file turns corrupt; strict reads refuse', () => {
+    const server = new KeyStore(file)
+    const { key } = server.create({ name: 'k' })
+    writeFileSync(file, '{ not json')
+    expect(server.authenticate(key).ok).toBe(true)
+    expect(() => server.list()).toThrow(KeyStoreError)
+    expect(() => new KeyStore(file)).toThrow(/keys\.json is not valid JSON/)
+  })
+
+  it('validates names, orgs and lifetimes', () => {
+    const store = new KeyStore(file)
+    expect(() => store.create({ name: ' ' })).toThrow(KeyStoreError)
+    expect(() => store.create({ name: 'k', org: 'bad org!' })).toThrow(KeyStoreError)
+    expect(() => store.create({ name: 'k', expiresInDays: 0 })).toThrow(KeyStoreError)
+    expect(store.create({ name: 'k', expiresInDays: null }).record.expiresAt).toBeNull()
+  })
+})

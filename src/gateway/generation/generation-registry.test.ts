@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { GenerationRegistry } from './generation-registry'
+
+describe('GenerationRegistry', () => {
+  it('stops only within the org, once, and reports why', () => {
+    const registry = new GenerationRegistry()
+    const live = registry.register('g1', 'acme')
+    expect(registry.stop('g1', 'other')).toBe(false)
+    expect(live.signal.aborted).toBe(false)
+    expect(registry.stop('g1', 'acme')).toBe(true)
+    expect(live.stopReason()).toBe('stopped')
+    expect(registry.stop('g1', 'acme')).toBe(false)
+    expect(registry.stop('nope', 'acme')).toBe(false)
+  })
+
+  it('resolves whenIdle after the last release, and stopAll aborts everything', async () => {
+    const registry = new GenerationRegistry()
+    const a = registry.register('a', 'o')
+    const b = registry.register('b', 'o')
+    expect(registry.stopAll('shutdown')).toBe(2)
+    expect(b.stopReason()).toBe('shutdown')
+    let idle = false
+    const waiting = registry.whenIdle().then(() => (idle = true))
+    a.release()
+    await Promise.resolve()
+    expect(idle).toBe(false)
+    b.release()
+    await waiting
+    expect(registry.size).toBe(0)
+  })
+})

@@ -7,6 +7,7 @@ import { createGateway, type Gateway } from './create-gateway'
 
 export const DEFAULT_PORT = 7313
 export const DEFAULT_HOST = '127.0.0.1'
+const SHUTDOWN_GRACE_MS = 3_000
 
 export interface GatewayServerOptions {
   host: string
@@ -64,11 +65,12 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 async function closeServer(server: Server, gateway: Gateway): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  // Stopped streams end with [DONE] at once, unless a client stopped reading and its socket is
+  // full: after a grace period every connection is cut, which also releases those generations.
+  const cutConnections = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
+  cutConnections.unref()
   await gateway.drain()
   server.closeIdleConnections()
-  // Connections that still hold a finished response open are cut after a grace period.
-  const grace = setTimeout(() => server.closeAllConnections(), 2_000)
-  grace.unref()
   await closed
-  clearTimeout(grace)
+  clearTimeout(cutConnections)
 }

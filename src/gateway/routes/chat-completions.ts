@@ -48,6 +48,8 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
       if (!res.writableFinished) deps.generations.abort(context.id, 'client_disconnected')
     }
     res.on('close', onClose)
+    // A client that left while its body was read or validated has closed already: no work for it.
+    if (res.destroyed) deps.generations.abort(context.id, 'client_disconnected')
     try {
       if (request.stream) await respondWithStream(res, context, live)
       else await respondWithJson(res, context, live)

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util'
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { LOOPBACK_HOSTS } from '../gateway/http/host-allow-list'
+import type { ServeOverrides } from '../gateway/config/build-catalog'
+import type { CompletionObserver } from '../gateway/pipeline/completion-context'
 import { DEFAULT_HOST, DEFAULT_PORT, startGatewayServer, type GatewayServer } from '../gateway/server'
 import { MORTAR_VERSION } from '../gateway/version'
 import { UsageError, type CliIo } from './cli-io'
@@ -8,12 +10,20 @@ import { defaultHome } from './home'
 
 export const SERVE_USAGE = `Usage:
   mortar serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--home DIR] [--scripted-tps N] [--allow-host NAME]…
+               [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-model NAME]
   --port 0 picks a free port; the URL is printed.
   --scripted-tps paces the scripted model (tokens per second, 0 = as fast as possible).
-  --allow-host adds a name the gateway answers to besides localhost, 127.0.0.1 and [::1].`
+  --allow-host adds a name the gateway answers to besides localhost, 127.0.0.1 and [::1].
+  --upstream serves ${DEFAULT_MODEL_ID} from a model server's OpenAI base URL (e.g.
+    http://127.0.0.1:8000/v1); repeat it for replicas. Its API key, if any: $MORTAR_UPSTREAM_API_KEY.
+  --upstream-timeout: seconds to wait for the server's response headers (default 120).
+  --upstream-model: the model name the server knows, if not ${DEFAULT_MODEL_ID}.
+  Models and deployments beyond that: <home>/config.json (docs/configuration.md).`
 
 export interface ServeEnvironment {
   rendererDir?: string
+  /** For embedders and tests: told of every generation that started, however it ended. */
+  onCompletion?: CompletionObserver
 }
 
 /** Parse `mortar serve` arguments, start the gateway, and print where it is. */
@@ -28,12 +38,16 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       home: { type: 'string' },
       'scripted-tps': { type: 'string', default: '0' },
       'allow-host': { type: 'string', multiple: true, default: [] },
+      upstream: { type: 'string', multiple: true, default: [] },
+      'upstream-timeout': { type: 'string' },
+      'upstream-model': { type: 'string' },
     },
   })
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments; got ${positionals.join(' ')}.`)
   const port = wholeNumber(values.port, '--port', 65_535)
   const tokensPerSecond = wholeNumber(values['scripted-tps'], '--scripted-tps', 1_000_000)
   const home = values.home ?? defaultHome()
+  const upstream = upstreamOverride(values.upstream, values['upstream-timeout'], values['upstream-model'], process.env)
 
   const server = await startGatewayServer({
     host: values.host,
@@ -41,7 +55,10 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     home,
     scriptedTokensPerSecond: tokensPerSecond,
     allowedHosts: values['allow-host'],
+    ...(upstream !== undefined ? { upstream } : {}),
+    ...(testPingInterval(process.env) ?? {}),
     ...(env.rendererDir !== undefined ? { rendererDir: env.rendererDir } : {}),
+    ...(env.onCompletion !== undefined ? { onCompletion: env.onCompletion } : {}),
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') {
       throw new Error(`Port ${port} on ${values.host} is already in use. Pick another with --port, or --port 0 for any free one.`)
@@ -52,7 +69,9 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
   io.out(`Mortar ${MORTAR_VERSION}: gateway listening on ${server.url}`)
   io.out(`  OpenAI base URL: ${server.url}/v1`)
   io.out(`  Home:            ${home}`)
-  io.out(`  Model:           ${DEFAULT_MODEL_ID} (scripted model, ${tokensPerSecond === 0 ? 'unpaced' : `${tokensPerSecond} tokens/s`})`)
+  for (const model of server.catalog.current().list().data) {
+    io.out(`  Model:           ${model.id} (${describeDeployment(model.deployment, upstream, tokensPerSecond)})`)
+  }
   if (!(LOOPBACK_HOSTS as readonly string[]).includes(values.host) && values.host !== '::1') {
     io.err(`Warning: listening on ${values.host}, not only on this machine. Anyone who can reach it and holds a key can use it.`)
   }
@@ -70,4 +89,45 @@ function wholeNumber(value: string, flag: string, max: number): number {
   const n = Number(value)
   if (!/^\d+$/.test(value) || n > max) throw new UsageError(`${flag} takes a whole number from 0 to ${max}; got ${JSON.stringify(value)}.`)
   return n
+}
+
+function upstreamOverride(
+  urls: string[],
+  timeout: string | undefined,
+  model: string | undefined,
+  env: NodeJS.ProcessEnv,
+): ServeOverrides['upstream'] {
+  if (urls.length === 0) {
+    if (timeout !== undefined || model !== undefined) throw new UsageError('--upstream-timeout and --upstream-model go with --upstream URL.')
+    return undefined
+  }
+  for (const url of urls) {
+    if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--upstream takes an http:// or https:// base URL; got ${JSON.stringify(url)}.`)
+  }
+  let timeoutSeconds: number | undefined
+  if (timeout !== undefined) {
+    timeoutSeconds = Number(timeout)
+    if (!(timeoutSeconds > 0) || timeoutSeconds > 86_400) throw new UsageError(`--upstream-timeout takes seconds above 0; got ${JSON.stringify(timeout)}.`)
+  }
+  const apiKey = env.MORTAR_UPSTREAM_API_KEY
+  return {
+    modelId: DEFAULT_MODEL_ID,
+    urls,
+    ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
+    ...(model !== undefined ? { upstreamModel: model } : {}),
+    ...(apiKey !== undefined && apiKey !== '' ? { apiKey } : {}),
+  }
+}
+
+/** Test-only: MORTAR_TEST_PING_INTERVAL_MS shortens the 10 s keep-alive so tests need not wait. */
+function testPingInterval(env: NodeJS.ProcessEnv): { pingIntervalMs: number } | undefined {
+  const value = Number(env.MORTAR_TEST_PING_INTERVAL_MS)
+  return Number.isInteger(value) && value > 0 ? { pingIntervalMs: value } : undefined
+}
+
+function describeDeployment(deployment: string | null, upstream: ServeOverrides['upstream'], tokensPerSecond: number): string {
+  if (deployment === null) return 'not deployed'
+  if (deployment === 'upstream' && upstream !== undefined) return `forwarded to ${upstream.urls.join(', ')}`
+  if (deployment === 'scripted') return `scripted model, ${tokensPerSecond === 0 ? 'unpaced' : `${tokensPerSecond} tokens/s`}`
+  return `deployment ${deployment}`
 }

@@ -13,11 +13,17 @@ import { sendJson } from './http/send-json'
 import { chatCompletions } from './routes/chat-completions'
 import { getModel, listModels } from './routes/models'
 import { stopGeneration } from './routes/stop-generation'
+import type { CompletionObserver } from './pipeline/completion-context'
 import { MORTAR_VERSION } from './version'
 
 export interface GatewayConfig {
   keys: KeyStore
-  catalog: ModelCatalog
+  /** The catalog, or a function giving the current one (it may change when config.json does). */
+  catalog: ModelCatalog | (() => ModelCatalog)
+  /** `: ping` interval while forwarding; 10 s (the reference's), shorter only in tests. */
+  pingIntervalMs?: number
+  /** Told of every generation that started, however it ended (the telemetry stream builds on it). */
+  onCompletion?: CompletionObserver
   /** Host names to answer to besides localhost, 127.0.0.1 and [::1]. */
   allowedHosts?: readonly string[]
   bodyLimitBytes?: number
@@ -33,12 +39,16 @@ export interface Gateway {
   drain(): Promise<void>
 }
 
+export const PING_INTERVAL_MS = 10_000
+
 /**
  * The composition root. This file reads as the gateway's table of contents: the middleware every
  * request passes, then each route and the stages it runs.
  */
 export function createGateway(config: GatewayConfig): Gateway {
   const generations = new GenerationRegistry()
+  const { catalog } = config
+  const currentCatalog = typeof catalog === 'function' ? catalog : () => catalog
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
@@ -50,14 +60,16 @@ export function createGateway(config: GatewayConfig): Gateway {
 
   const v1 = express.Router()
   v1.use(authenticate(config.keys))
-  v1.get('/models', listModels(config.catalog))
-  v1.get('/models/*id', getModel(config.catalog))
+  v1.get('/models', listModels(currentCatalog))
+  v1.get('/models/*id', getModel(currentCatalog))
   v1.post(
     '/chat/completions',
     chatCompletions({
-      catalog: config.catalog,
+      catalog: currentCatalog,
       generations,
       bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      pingIntervalMs: config.pingIntervalMs ?? PING_INTERVAL_MS,
+      onRecord: config.onCompletion,
     }),
   )
   v1.post('/generations/:id/stop', stopGeneration(generations))

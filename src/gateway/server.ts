@@ -2,8 +2,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { KeyStore } from './auth/key-store'
-import { scriptedCatalog } from './config/default-catalog'
-import { createGateway, type Gateway } from './create-gateway'
+import type { ServeOverrides } from './config/build-catalog'
+import { CatalogSource } from './config/catalog-source'
+import { createGateway, type Gateway, type GatewayConfig } from './create-gateway'
 
 export const DEFAULT_PORT = 7313
 export const DEFAULT_HOST = '127.0.0.1'
@@ -18,7 +19,12 @@ export interface GatewayServerOptions {
   rendererDir?: string
   /** Pace of the scripted model; 0 is as fast as possible. */
   scriptedTokensPerSecond?: number
+  /** `--upstream …`: serve the default model from these model servers. */
+  upstream?: ServeOverrides['upstream']
   allowedHosts?: readonly string[]
+  /** Test-only: a shorter `: ping` interval than the reference's 10 s. */
+  pingIntervalMs?: number
+  onCompletion?: GatewayConfig['onCompletion']
 }
 
 export interface GatewayServer {
@@ -26,6 +32,7 @@ export interface GatewayServer {
   port: number
   gateway: Gateway
   keys: KeyStore
+  catalog: CatalogSource
   /** Stop live generations (their streams end cleanly), stop listening, and resolve when closed. */
   close(): Promise<void>
 }
@@ -33,9 +40,15 @@ export interface GatewayServer {
 /** The gateway on a real socket: what `mortar serve` and the desktop app both run. */
 export async function startGatewayServer(options: GatewayServerOptions): Promise<GatewayServer> {
   const keys = new KeyStore(join(options.home, 'keys.json'))
+  const catalog = new CatalogSource(options.home, {
+    scriptedTokensPerSecond: options.scriptedTokensPerSecond ?? 0,
+    ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
+  })
   const gateway = createGateway({
     keys,
-    catalog: scriptedCatalog({ tokensPerSecond: options.scriptedTokensPerSecond ?? 0 }),
+    catalog: () => catalog.current(),
+    ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
+    ...(options.onCompletion !== undefined ? { onCompletion: options.onCompletion } : {}),
     ...(options.rendererDir !== undefined ? { rendererDir: options.rendererDir } : {}),
     ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
   })
@@ -49,6 +62,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     port,
     gateway,
     keys,
+    catalog,
     close: () => (closing ??= closeServer(server, gateway)),
   }
 }

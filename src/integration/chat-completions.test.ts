@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { o200kTokenizer } from '../gateway/tokens/gpt-tokenizer'
+import { loadTokenizer } from '../gateway/tokens/tokenizer-registry'
 import { dataPayloads, readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
 
 const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
+// The default model's own tokenizer: the scripted model streams its real tokens.
+const tokenizer = loadTokenizer('qwen2.5')
 const weatherTool = {
   type: 'function' as const,
   function: {
@@ -52,7 +54,7 @@ describe('non-streaming, with the openai SDK', () => {
       logprobs: null,
       finish_reason: 'stop',
     })
-    const replyTokens = o200kTokenizer.count('What does max_tokens limit?')
+    const replyTokens = tokenizer.count('What does max_tokens limit?')
     expect(completion.usage?.completion_tokens).toBe(replyTokens)
     expect(completion.usage?.total_tokens).toBe((completion.usage?.prompt_tokens ?? 0) + replyTokens)
   })
@@ -75,9 +77,9 @@ describe('non-streaming, with the openai SDK', () => {
   it('cuts the reply at max_tokens with finish_reason length', async () => {
     const text = 'one two three four five six seven eight nine ten'
     const completion = await gw.client().chat.completions.create({ ...userMessage(text), model: MODEL, max_tokens: 3, stream: false } as never)
-    const tokens = o200kTokenizer.encode(text)
+    const tokens = tokenizer.encode(text)
     expect(completion.choices[0]?.finish_reason).toBe('length')
-    const firstThree = [...o200kTokenizer.decodePieces(tokens.slice(0, 3))].map((p) => p.text).join('')
+    const firstThree = [...tokenizer.decodePieces(tokens.slice(0, 3))].map((p) => p.text).join('')
     expect(firstThree).toBe('one two three')
     expect(completion.choices[0]?.message.content).toBe(firstThree)
     expect(completion.usage?.completion_tokens).toBe(3)
@@ -113,7 +115,7 @@ describe('streaming', () => {
     expect(chunks[0]?.choices).toEqual([{ index: 0, delta: { role: 'assistant' }, logprobs: null, finish_reason: null }])
     // 2. one chunk per token of the reply
     const content = chunks.slice(1, -1)
-    expect(content).toHaveLength(o200kTokenizer.count('Stream me, please.'))
+    expect(content).toHaveLength(tokenizer.count('Stream me, please.'))
     expect(content.map((c) => (c.choices as Array<{ delta: { content: string } }>)[0]?.delta.content).join('')).toBe('Stream me, please.')
     // 3. the finish chunk has no delta; 4. no usage chunk unless asked
     expect(chunks.at(-1)?.choices).toEqual([{ index: 0, logprobs: null, finish_reason: 'stop' }])
@@ -131,7 +133,7 @@ describe('streaming', () => {
     const usageChunk = chunks.at(-1)
     expect(usageChunk?.choices).toEqual([])
     const usage = usageChunk?.usage as { prompt_tokens: number; completion_tokens: number; total_tokens: number }
-    expect(usage.completion_tokens).toBe(o200kTokenizer.count('count me'))
+    expect(usage.completion_tokens).toBe(tokenizer.count('count me'))
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens)
     expect((chunks.at(-2)?.choices as Array<{ finish_reason: string }>)[0]?.finish_reason).toBe('stop')
   })
@@ -157,7 +159,7 @@ describe('streaming', () => {
     }
     expect(assembled).toBe(text)
     expect(finish).toBe('stop')
-    expect(total).toBeGreaterThan(o200kTokenizer.count(text))
+    expect(total).toBeGreaterThan(tokenizer.count(text))
   })
 
   it('works with the SDK stream helper (chat.completions.stream) too', async () => {

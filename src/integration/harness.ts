@@ -5,6 +5,7 @@ import OpenAI from 'openai'
 import { startServe } from '../cli/serve-command'
 import type { CliIo } from '../cli/cli-io'
 import type { Role } from '../gateway/auth/key-records'
+import type { CompletionRecord } from '../gateway/pipeline/completion-context'
 import type { GatewayServer } from '../gateway/server'
 
 /**
@@ -18,17 +19,22 @@ export interface TestGateway {
   /** The first-run owner key that `mortar serve` printed. */
   ownerKey: string
   output: string[]
+  /** Every generation's completion record, in the order they ended. */
+  completions: CompletionRecord[]
   createKey(options?: { org?: string; role?: Role; expiresInDays?: number | null; name?: string }): string
   client(key?: string, options?: { maxRetries?: number }): OpenAI
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>
   close(): Promise<void>
 }
 
-export async function startTestGateway(args: string[] = []): Promise<TestGateway> {
-  const home = mkdtempSync(join(tmpdir(), 'mortar-test-'))
+export async function startTestGateway(args: string[] = [], options: { home?: string } = {}): Promise<TestGateway> {
+  const home = options.home ?? mkdtempSync(join(tmpdir(), 'mortar-test-'))
   const output: string[] = []
+  const completions: CompletionRecord[] = []
   const io: CliIo = { out: (line) => output.push(line), err: (line) => output.push(line) }
-  const server = await startServe(['--port', '0', '--home', home, ...args], io)
+  const server = await startServe(['--port', '0', '--home', home, ...args], io, {
+    onCompletion: (record) => completions.push(record),
+  })
   const ownerKey = output.join('\n').match(/mk_live_[A-Za-z0-9]+/)?.[0]
   if (ownerKey === undefined) throw new Error(`serve printed no first-run key:\n${output.join('\n')}`)
   const url = server.url
@@ -38,6 +44,7 @@ export async function startTestGateway(args: string[] = []): Promise<TestGateway
     home,
     ownerKey,
     output,
+    completions,
     createKey: ({ org, role, expiresInDays, name } = {}) =>
       server.keys.create({
         name: name ?? 'test',

@@ -1,5 +1,6 @@
-import { readFileSync, statSync, type BigIntStats } from 'node:fs'
 import { writeFileAtomic } from '../config/atomic-file'
+import { parseJsonFile } from '../config/parse-json-file'
+import { WatchedFile } from '../config/watched-file'
 import { apiKeyHint, generateApiKey, hashApiKey, newKeyId } from './api-key'
 import {
   DEFAULT_KEY_LIFETIME_DAYS,
@@ -35,32 +36,34 @@ export interface CreateKeyOptions {
   expiresInDays?: number | null | undefined
 }
 
+interface KeyIndex {
+  records: KeyRecord[]
+  byHash: Map<string, KeyRecord>
+}
+
 /**
  * The API keys of one Mortar home, in `keys.json`. The file is the source of truth and may be
- * changed by another process (`mortar keys revoke` while `mortar serve` runs), so every lookup
- * first checks the file's identity (inode, size, mtime in ns: one stat) and re-reads it when it
- * changed. That makes a revocation effective on the very next request, with no watcher to race.
+ * changed by another process (`mortar keys revoke` while `mortar serve` runs): every lookup goes
+ * through a WatchedFile, which re-reads it when it changed, so a revocation is effective on the
+ * very next request. A corrupt file is never overwritten by us.
  */
 export class KeyStore {
-  private byHash = new Map<string, KeyRecord>()
-  private records: KeyRecord[] = []
-  private fileIdentity = ''
+  private readonly keys: WatchedFile<KeyIndex>
 
   constructor(
     readonly file: string,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.refresh({ strict: true })
+    this.keys = new WatchedFile(file, (text) => indexKeys(text === undefined ? [] : parseKeyFile(file, text)))
+    this.keys.read({ strict: true })
   }
 
   list(): KeyRecord[] {
-    this.refresh({ strict: true })
-    return this.records.map((record) => ({ ...record }))
+    return this.currentRecords().map((record) => ({ ...record }))
   }
 
   isEmpty(): boolean {
-    this.refresh({ strict: true })
-    return this.records.length === 0
+    return this.currentRecords().length === 0
   }
 
   create(options: CreateKeyOptions): { key: string; record: KeyRecord } {
@@ -127,8 +130,7 @@ export class KeyStore {
   }
 
   authenticate(key: string): AuthenticationResult {
-    this.refresh({ strict: false })
-    const record = this.byHash.get(hashApiKey(key))
+    const record = this.keys.read({ strict: false }).byHash.get(hashApiKey(key))
     if (record === undefined) return { ok: false, reason: 'invalid' }
     const status = keyStatus(record, this.now())
     if (status !== 'active') return { ok: false, reason: status }
@@ -136,60 +138,22 @@ export class KeyStore {
   }
 
   private currentRecords(): KeyRecord[] {
-    this.refresh({ strict: true })
-    return this.records
+    return this.keys.read({ strict: true }).records
   }
 
   private save(records: KeyRecord[]): void {
     const file: KeyFile = { version: 1, keys: records }
     writeFileAtomic(this.file, JSON.stringify(file, null, 2) + '\n')
-    this.fileIdentity = '' // force a re-read, so memory and disk cannot disagree
-    this.refresh({ strict: true })
-  }
-
-  /**
-   * Re-read the file if it changed. `strict` (CLI and start-up) throws on a corrupt file; the
-   * request path instead keeps the last good keys and says so once, so a bad hand edit cannot
-   * take the gateway down — and a corrupt file is never overwritten by us.
-   */
-  private refresh({ strict }: { strict: boolean }): void {
-    let stats: BigIntStats | undefined
-    try {
-      stats = statSync(this.file, { bigint: true, throwIfNoEntry: false })
-    } catch (error) {
-      if (strict) throw new KeyStoreError(`Cannot read ${this.file}: ${(error as Error).message}`)
-      return
-    }
-    const identity = stats === undefined ? 'missing' : `${stats.ino}:${stats.size}:${stats.mtimeNs}`
-    if (identity === this.fileIdentity) return
-    if (!strict && this.fileIdentity === `bad:${identity}`) return
-    let records: KeyRecord[]
-    try {
-      records = stats === undefined ? [] : parseKeyFile(this.file, readFileSync(this.file, 'utf8'))
-    } catch (error) {
-      if (strict) throw error
-      process.stderr.write(`mortar: ${(error as Error).message} Keeping the keys loaded before.\n`)
-      this.fileIdentity = `bad:${identity}`
-      return
-    }
-    this.records = records
-    this.byHash = new Map(records.map((record) => [record.hash, record]))
-    this.fileIdentity = identity
+    // Re-read at once, so memory and disk cannot disagree (even if the file is spoiled later).
+    this.keys.invalidate()
+    this.keys.read({ strict: true })
   }
 }
 
+function indexKeys(records: KeyRecord[]): KeyIndex {
+  return { records, byHash: new Map(records.map((record) => [record.hash, record])) }
+}
+
 function parseKeyFile(path: string, text: string): KeyRecord[] {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    throw new KeyStoreError(`The key file ${path} is not valid JSON (${(error as Error).message}).`)
-  }
-  const parsed = keyFileSchema.safeParse(json)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const where = issue?.path.join('.') || '(top level)'
-    throw new KeyStoreError(`The key file ${path} is not valid: ${where}: ${issue?.message ?? 'invalid'}.`)
-  }
-  return parsed.data.keys
+  return parseJsonFile(path, text, keyFileSchema, 'key file', (message) => new KeyStoreError(message)).keys
 }

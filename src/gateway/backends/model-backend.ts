@@ -1,24 +1,43 @@
 import type { ChatCompletionRequest } from '../../shared/api/chat-request'
-import type { FinishReason, Usage } from '../../shared/api/chat-response'
+import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-response'
 
 /**
  * What a backend produces while generating. `tokens` is what each event adds to the reply's token
- * count, so the gateway counts the completion the same way whichever backend produced it.
+ * count (the gateway's count: exact for the scripted model, an estimate for a model server), so
+ * the gateway counts every backend's replies the same way.
  */
 export type GenerationEvent =
   | { kind: 'content'; text: string; tokens: number }
-  | { kind: 'tool_call_start'; index: number; id: string; name: string; tokens: number }
-  | { kind: 'tool_call_arguments'; index: number; text: string; tokens: number }
+  /** One streamed piece of a tool call, passed on exactly as the model made it. */
+  | { kind: 'tool_call'; delta: ToolCallDelta; tokens: number }
   | { kind: 'finish'; reason: FinishReason }
-  /** A model server's own usage report, which replaces the gateway's estimate. */
+  /** A model server's own usage report, which replaces the gateway's count. */
   | { kind: 'usage'; usage: Usage }
 
 export interface GenerationInput {
   request: ChatCompletionRequest
   /** After planning: what is left of the context window, never more than the client asked. */
   maxTokens: number
+  /**
+   * `org` + session, when the client named a session: requests with the same key should reach
+   * the same replica (its prompt-prefix cache). Undefined: spread the request anywhere.
+   */
+  affinityKey: string | undefined
   /** Aborted when the client leaves, someone stops the generation, or the gateway shuts down. */
   signal: AbortSignal
+}
+
+/** A generation that has started: what the client may now be told, and its events. */
+export interface StartedGeneration {
+  /** The model server answering, for `X-Mortar-Upstream`; absent for in-process backends. */
+  upstream?: string
+  /** Whether the responder should send `: ping` comments while waiting on this backend. */
+  keepAlive: boolean
+  /**
+   * The reply. Ends after a `finish` event (and maybe `usage`), or early without one when the
+   * signal aborts. A failure mid-reply is thrown as a GatewayError.
+   */
+  events: AsyncIterable<GenerationEvent>
 }
 
 /**
@@ -29,8 +48,9 @@ export interface ModelBackend {
   /** Named in `X-Mortar-Deployment`. */
   readonly deployment: string
   /**
-   * Generate the reply. The iterator ends after a `finish` event, or early (without one) when the
-   * signal aborts. Failures are thrown as GatewayError.
+   * Begin generating. Resolves once the reply can start (a model server has answered with its
+   * headers); rejects with a GatewayError before anything is sent to the client — which is why
+   * upstream failures at this point are ordinary HTTP errors (502, 503, 504).
    */
-  generate(input: GenerationInput): AsyncIterable<GenerationEvent>
+  start(input: GenerationInput): Promise<StartedGeneration>
 }

@@ -21,6 +21,8 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
     return
   }
   res.setHeader(MortarHeader.shouldRetry, String(gatewayError.retryable))
+  // The rest of an oversized body is never read, so this connection cannot carry another request.
+  if (gatewayError.status === 413) res.setHeader('Connection', 'close')
   sendJson(res, gatewayError.status, gatewayError.toEnvelope())
 }
 

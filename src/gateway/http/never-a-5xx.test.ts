@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KeyStore } from '../auth/key-store'
-import { scriptedCatalog } from '../config/default-catalog'
+import { buildCatalog } from '../config/build-catalog'
+import { defaultConfig } from '../config/config-file'
 import { createGateway } from '../create-gateway'
 
 // Bad input gets a 4xx with the error envelope, never a 5xx, a hang or a stack trace.
@@ -18,7 +19,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'mortar-fuzz-'))
   const keys = new KeyStore(join(home, 'keys.json'))
   key = keys.create({ name: 'fuzz' }).key
-  server = createServer(createGateway({ keys, catalog: scriptedCatalog({ tokensPerSecond: 0 }) }).app)
+  server = createServer(createGateway({ keys, catalog: buildCatalog(defaultConfig(), { scriptedTokensPerSecond: 0 }) }).app)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })

@@ -1,9 +1,10 @@
 import type { ChatCompletionRequest } from '../../shared/api/chat-request'
-import type { Usage } from '../../shared/api/chat-response'
+import type { FinishReason, Usage } from '../../shared/api/chat-response'
 import type { Principal } from '../auth/key-store'
 import type { DeployedModel } from '../config/model-catalog'
-import type { GenerationResult } from '../generation/run-generation'
+import type { GenerationResult, UsageSource } from '../generation/run-generation'
 import type { TokenPlan } from './plan-tokens'
+import type { Session } from './resolve-session'
 
 /** Everything the stages decided about one chat completion, for the responders to use. */
 export interface CompletionContext {
@@ -13,13 +14,62 @@ export interface CompletionContext {
   principal: Principal
   request: ChatCompletionRequest
   model: DeployedModel
-  session: string
+  session: Session
   plan: TokenPlan
 }
 
+/**
+ * What happened to one generation, for observers (the telemetry stream builds on it). Emitted once
+ * per generation that started, however it ended.
+ */
+export interface CompletionRecord {
+  id: string
+  org: string
+  session: string
+  model: string
+  deployment: string
+  upstream: string | undefined
+  stream: boolean
+  outcome: 'finished' | 'stopped' | 'client_disconnected' | 'shutdown' | 'failed'
+  finishReason: FinishReason | undefined
+  errorCode: string | undefined
+  usage: Usage
+  /** Whether `usage` is the model server's own count or the gateway's estimate. */
+  usageSource: UsageSource
+}
+
+export type CompletionObserver = (record: CompletionRecord) => void
+
 /** The reply's usage: the model server's own when it reported one, else the gateway's count. */
-export function usageOf(context: CompletionContext, result: GenerationResult): Usage {
-  if (result.reportedUsage !== undefined) return result.reportedUsage
+export function usageOf(context: CompletionContext, result: GenerationResult): { usage: Usage; source: UsageSource } {
+  if (result.reportedUsage !== undefined) return { usage: result.reportedUsage, source: 'upstream' }
   const prompt = context.plan.promptTokens
-  return { prompt_tokens: prompt, completion_tokens: result.completionTokens, total_tokens: prompt + result.completionTokens }
+  return {
+    usage: { prompt_tokens: prompt, completion_tokens: result.completionTokens, total_tokens: prompt + result.completionTokens },
+    source: 'estimate',
+  }
+}
+
+export function completionRecord(
+  context: CompletionContext,
+  result: GenerationResult,
+  upstream: string | undefined,
+): CompletionRecord {
+  const { outcome } = result
+  const { usage, source } = usageOf(context, result)
+  return {
+    id: context.id,
+    org: context.principal.org,
+    session: context.session.name,
+    model: context.model.id,
+    deployment: context.model.backend.deployment,
+    upstream,
+    stream: context.request.stream,
+    outcome:
+      outcome.kind === 'finished' ? 'finished' : outcome.kind === 'failed' ? 'failed' : outcome.reason === 'stopped' ? 'stopped' : outcome.reason,
+    finishReason: outcome.kind === 'finished' ? outcome.reason : undefined,
+    errorCode: outcome.kind === 'failed' ? (outcome.error.code ?? undefined) : undefined,
+    usage,
+    usageSource: source,
+  }
 }

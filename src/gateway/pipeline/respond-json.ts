@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http'
-import type { AssistantToolCall, ChatCompletion } from '../../shared/api/chat-response'
+import type { AssistantToolCall, ChatCompletion, ToolCallDelta } from '../../shared/api/chat-response'
 import type { LiveGeneration } from '../generation/generation-registry'
-import { runGeneration } from '../generation/run-generation'
+import { runGeneration, startGeneration } from '../generation/run-generation'
 import { sendJson } from '../http/send-json'
-import { usageOf, type CompletionContext } from './completion-context'
+import { completionRecord, usageOf, type CompletionContext, type CompletionObserver } from './completion-context'
+import { planInput } from './respond-stream'
 
 /**
  * Stage: `stream: false`. The reply is gathered and sent as one chat.completion object. A failure
@@ -15,26 +16,19 @@ export async function respondWithJson(
   res: ServerResponse,
   context: CompletionContext,
   live: LiveGeneration,
+  onRecord: CompletionObserver | undefined,
 ): Promise<void> {
+  const started = await startGeneration(context.model.backend, planInput(context), live)
+  if (started?.upstream !== undefined) res.setHeader('X-Mortar-Upstream', started.upstream)
   let text = ''
   const toolCalls: AssistantToolCall[] = []
-  const result = await runGeneration(
-    context.model.backend,
-    { request: context.request, maxTokens: context.plan.maxTokens },
-    live,
-    {
-      content: (piece) => {
-        text += piece
-      },
-      toolCallStart: (index, id, name) => {
-        toolCalls[index] = { id, type: 'function', function: { name, arguments: '' } }
-      },
-      toolCallArguments: (index, piece) => {
-        const call = toolCalls[index]
-        if (call !== undefined) call.function.arguments += piece
-      },
+  const result = await runGeneration(started, live, {
+    content: (piece) => {
+      text += piece
     },
-  )
+    toolCall: (delta) => mergeToolCall(toolCalls, delta),
+  })
+  onRecord?.(completionRecord(context, result, started?.upstream))
 
   const { outcome } = result
   if (outcome.kind === 'failed') throw outcome.error
@@ -57,7 +51,15 @@ export async function respondWithJson(
         finish_reason: outcome.kind === 'finished' ? outcome.reason : 'stop',
       },
     ],
-    usage: usageOf(context, result),
+    usage: usageOf(context, result).usage,
   }
   sendJson(res, 200, completion)
+}
+
+/** Join streamed pieces into whole calls: id, type and name from the first, arguments appended. */
+function mergeToolCall(calls: AssistantToolCall[], delta: ToolCallDelta): void {
+  const call = (calls[delta.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } })
+  if (delta.id !== undefined) call.id = delta.id
+  if (delta.function?.name !== undefined) call.function.name = delta.function.name
+  call.function.arguments += delta.function?.arguments ?? ''
 }

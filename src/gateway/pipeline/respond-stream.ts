@@ -1,9 +1,16 @@
 import type { ServerResponse } from 'node:http'
 import type { LiveGeneration } from '../generation/generation-registry'
-import { runGeneration } from '../generation/run-generation'
+import { runGeneration, startGeneration } from '../generation/run-generation'
 import { ChunkEncoder } from '../sse/chunk-encoder'
 import { SseWriter } from '../sse/sse-writer'
-import { usageOf, type CompletionContext } from './completion-context'
+import { completionRecord, usageOf, type CompletionContext, type CompletionObserver } from './completion-context'
+import { affinityKeyOf } from './resolve-session'
+
+export interface StreamOptions {
+  /** How often `: ping` goes out while forwarding: 10 s, shorter only in tests. */
+  pingIntervalMs: number
+  onRecord: CompletionObserver | undefined
+}
 
 /**
  * Stage: stream the reply as server-sent events, in the reference's order: the role chunk, the
@@ -15,31 +22,44 @@ export async function respondWithStream(
   res: ServerResponse,
   context: CompletionContext,
   live: LiveGeneration,
+  options: StreamOptions,
 ): Promise<void> {
+  // Throws before anything is written: a model server's refusal is still an HTTP status.
+  const started = await startGeneration(context.model.backend, planInput(context), live)
+  if (started?.upstream !== undefined) res.setHeader('X-Mortar-Upstream', started.upstream)
+
   const writer = new SseWriter(res)
   const chunks = new ChunkEncoder(context.id, context.created, context.model.id)
   writer.open()
-  await writer.data(chunks.role())
-
-  const result = await runGeneration(
-    context.model.backend,
-    { request: context.request, maxTokens: context.plan.maxTokens },
-    live,
-    {
+  // From the moment headers are out, so a slow first token can't trip a proxy's idle timeout.
+  const ping = started?.keepAlive ? setInterval(() => void writer.comment('ping'), options.pingIntervalMs) : undefined
+  try {
+    await writer.data(chunks.role())
+    const result = await runGeneration(started, live, {
       content: (text) => writer.data(chunks.content(text)),
-      toolCallStart: (index, id, name) =>
-        writer.data(chunks.toolCall({ index, id, type: 'function', function: { name, arguments: '' } })),
-      toolCallArguments: (index, text) => writer.data(chunks.toolCall({ index, function: { arguments: text } })),
-    },
-  )
+      toolCall: (delta) => writer.data(chunks.toolCall(delta)),
+    })
+    clearInterval(ping)
+    options.onRecord?.(completionRecord(context, result, started?.upstream))
 
-  const { outcome } = result
-  if (outcome.kind === 'failed') {
-    await writer.data(JSON.stringify(outcome.error.toEnvelope()))
-    return writer.abandon()
+    const { outcome } = result
+    if (outcome.kind === 'failed') {
+      await writer.data(JSON.stringify(outcome.error.toEnvelope()))
+      return writer.abandon()
+    }
+    if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return writer.abandon()
+    if (outcome.kind === 'finished') await writer.data(chunks.finish(outcome.reason))
+    if (context.request.includeUsage) await writer.data(chunks.usage(usageOf(context, result).usage))
+    writer.done()
+  } finally {
+    clearInterval(ping)
   }
-  if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return writer.abandon()
-  if (outcome.kind === 'finished') await writer.data(chunks.finish(outcome.reason))
-  if (context.request.includeUsage) await writer.data(chunks.usage(usageOf(context, result)))
-  writer.done()
+}
+
+export function planInput(context: CompletionContext) {
+  return {
+    request: context.request,
+    maxTokens: context.plan.maxTokens,
+    affinityKey: affinityKeyOf(context.principal.org, context.session),
+  }
 }

@@ -5,7 +5,7 @@ import { principalOf } from '../auth/authenticate'
 import type { ModelCatalog } from '../config/model-catalog'
 import type { GenerationRegistry } from '../generation/generation-registry'
 import { readJsonBody } from '../http/read-json-body'
-import type { CompletionContext } from '../pipeline/completion-context'
+import type { CompletionContext, CompletionObserver } from '../pipeline/completion-context'
 import { optimizePrompt } from '../pipeline/optimize-prompt'
 import { planTokens } from '../pipeline/plan-tokens'
 import { resolveSession } from '../pipeline/resolve-session'
@@ -14,9 +14,11 @@ import { respondWithStream } from '../pipeline/respond-stream'
 import { validateChatRequest } from '../pipeline/validate-request'
 
 export interface ChatCompletionsDeps {
-  catalog: ModelCatalog
+  catalog: () => ModelCatalog
   generations: GenerationRegistry
   bodyLimitBytes: number
+  pingIntervalMs: number
+  onRecord: CompletionObserver | undefined
 }
 
 /**
@@ -30,7 +32,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
     const created = Math.floor(Date.now() / 1000)
     const body = await readJsonBody(req, deps.bodyLimitBytes)
     const request = validateChatRequest(body)
-    const model = deps.catalog.resolve(request.model)
+    const model = deps.catalog().resolve(request.model)
     const session = resolveSession(header(req.headers[MortarHeader.session]), request.user)
     const optimizer = optimizePrompt(header(req.headers[MortarHeader.optimize]))
     const plan = planTokens(model, request)
@@ -39,7 +41,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
     res.setHeader('X-Mortar-Request-Id', context.id)
     res.setHeader('X-Mortar-Deployment', model.backend.deployment)
     res.setHeader('X-Mortar-Model', model.id)
-    res.setHeader('X-Mortar-Session', session)
+    res.setHeader('X-Mortar-Session', session.name)
     res.setHeader('X-Mortar-Optimizer', optimizer.report)
 
     const live = deps.generations.register(context.id, principal.org)
@@ -51,8 +53,8 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
     // A client that left while its body was read or validated has closed already: no work for it.
     if (res.destroyed) deps.generations.abort(context.id, 'client_disconnected')
     try {
-      if (request.stream) await respondWithStream(res, context, live)
-      else await respondWithJson(res, context, live)
+      if (request.stream) await respondWithStream(res, context, live, deps)
+      else await respondWithJson(res, context, live, deps.onRecord)
     } finally {
       res.off('close', onClose)
       live.release()

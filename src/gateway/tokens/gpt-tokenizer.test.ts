@@ -19,3 +19,17 @@ describe('o200kTokenizer.decodePieces', () => {
     expect(pieces.some((p) => p.tokens > 1)).toBe(true)
   })
 })
+
+describe('o200kTokenizer', () => {
+  it("counts text that looks like OpenAI's special tokens as text, instead of throwing", () => {
+    const text = 'a message quoting <|endoftext|> and <|im_start|>'
+    expect(o200kTokenizer.count(text)).toBe(o200kTokenizer.encode(text).length)
+    expect(o200kTokenizer.count(text)).toBeGreaterThan(4)
+  })
+
+  it('never counts more tokens than UTF-8 bytes', () => {
+    for (const text of ['plain', '你好世界', '🌍🚀', ' '.repeat(100), '<|endoftext|>']) {
+      expect(o200kTokenizer.count(text)).toBeLessThanOrEqual(o200kTokenizer.upperBound!(text))
+    }
+  })
+})

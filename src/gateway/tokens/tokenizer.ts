@@ -5,6 +5,7 @@
 export interface Tokenizer {
   readonly name: string
   readonly exact: boolean
+  /** The text's ids. Special-token text in it (`<|im_end|>`) is that one token, as the model server reads it. */
   encode(text: string): number[]
   count(text: string): number
   /**
@@ -13,4 +14,9 @@ export interface Tokenizer {
    * piece holds, so nothing is lost from the count.
    */
   decodePieces(tokens: readonly number[]): Iterable<{ text: string; tokens: number }>
+  /**
+   * A number `count(text)` never exceeds, found much faster than counting (for byte-level BPEs:
+   * the text's UTF-8 length). Absent when the tokenizer knows no such bound.
+   */
+  upperBound?(text: string): number
 }

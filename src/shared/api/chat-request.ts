@@ -20,11 +20,10 @@ const optional = <T extends z.ZodType>(schema: T) =>
     .transform((v) => v ?? undefined)
     .optional()
 
+// Not zod's .int(): that also caps the value at 2^53, and a larger max_tokens is valid (planning lowers it).
 const positiveWholeNumber = z
   .number({ error: 'must be a positive whole number' })
-  .int({ error: 'must be a positive whole number' })
-  .positive({ error: 'must be a positive whole number' })
-  .max(Number.MAX_SAFE_INTEGER, { error: 'must be a positive whole number' })
+  .refine((n) => Number.isInteger(n) && n > 0, { error: 'must be a positive whole number' })
 
 /** A content part array keeps the `text` of each part; parts without text (images…) are dropped. */
 const contentParts = z.array(z.unknown()).transform((parts) =>
@@ -197,9 +196,34 @@ export interface ChatCompletionRequest {
   tools: ChatTool[]
   toolChoice: ToolChoice | undefined
   parallelToolCalls: boolean | undefined
+  /**
+   * Fields the contract does not name (temperature, top_p, stop, seed…). Mortar ignores them, but
+   * a deployment that forwards to a model server passes them on as sent.
+   */
+  extraFields: Record<string, unknown>
 }
 
-export function normalizeChatRequest(body: ChatCompletionRequestBody): ChatCompletionRequest {
+const CONTRACT_FIELDS = new Set([
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'user',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+])
+
+function extraFieldsOf(raw: unknown): Record<string, unknown> {
+  const extra: Record<string, unknown> = {}
+  if (typeof raw !== 'object' || raw === null) return extra
+  for (const [key, value] of Object.entries(raw)) if (!CONTRACT_FIELDS.has(key)) extra[key] = value
+  return extra
+}
+
+export function normalizeChatRequest(body: ChatCompletionRequestBody, raw?: unknown): ChatCompletionRequest {
   return {
     model: body.model ?? DEFAULT_MODEL_ID,
     messages: body.messages.map((message) => {
@@ -219,6 +243,7 @@ export function normalizeChatRequest(body: ChatCompletionRequestBody): ChatCompl
     tools: body.tools ?? [],
     toolChoice: body.tool_choice,
     parallelToolCalls: body.parallel_tool_calls,
+    extraFields: extraFieldsOf(raw),
   }
 }
 
@@ -242,7 +267,7 @@ export function parseChatRequest(
   json: unknown,
 ): { ok: true; request: ChatCompletionRequest } | { ok: false; issue: RequestValidationIssue } {
   const result = chatCompletionRequestSchema.safeParse(json)
-  if (result.success) return { ok: true, request: normalizeChatRequest(result.data) }
+  if (result.success) return { ok: true, request: normalizeChatRequest(result.data, json) }
   const first = result.error.issues[0]
   const param = first ? formatParamPath(first.path) : null
   const detail = first?.message ?? 'is invalid'

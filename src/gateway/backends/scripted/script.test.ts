@@ -14,6 +14,7 @@ const request = (overrides: Partial<ChatCompletionRequest>): ChatCompletionReque
   tools: [],
   toolChoice: undefined,
   parallelToolCalls: undefined,
+  extraFields: {},
   ...overrides,
 })
 const names = (script: ReturnType<typeof scriptReply>) =>

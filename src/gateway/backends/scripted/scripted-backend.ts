@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Tokenizer } from '../../tokens/tokenizer'
-import type { GenerationEvent, GenerationInput, ModelBackend } from '../model-backend'
+import type { GenerationEvent, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
 import { emptyArgumentsFor } from './empty-arguments'
 import { Pacer } from './pacer'
 import { scriptReply } from './script'
@@ -23,7 +23,11 @@ export class ScriptedBackend implements ModelBackend {
     this.deployment = options.deployment
   }
 
-  async *generate({ request, maxTokens, signal }: GenerationInput): AsyncGenerator<GenerationEvent> {
+  start(input: GenerationInput): Promise<StartedGeneration> {
+    return Promise.resolve({ keepAlive: false, events: this.generate(input) })
+  }
+
+  private async *generate({ request, maxTokens, signal }: GenerationInput): AsyncGenerator<GenerationEvent> {
     const { tokenizer } = this.options
     const pacer = new Pacer(this.options.tokensPerSecond, signal)
     let used = 0
@@ -42,21 +46,25 @@ export class ScriptedBackend implements ModelBackend {
 
     for (const [index, tool] of script.tools.entries()) {
       const name = tool.function.name
-      // Counted as the Qwen template writes a call: `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>`.
-      const opening = tokenizer.count(`<tool_call>\n{"name": "${name}", "arguments": `)
-      const closing = tokenizer.count('}\n</tool_call>')
-      if (!fits(opening)) return yield { kind: 'finish', reason: 'length' }
-      if (!(await pacer.admit(opening))) return
-      used += opening
-      yield { kind: 'tool_call_start', index, id: newToolCallId(), name, tokens: opening }
-
-      const pieces = [...tokenizer.decodePieces(tokenizer.encode(JSON.stringify(emptyArgumentsFor(tool))))]
-      for (const [i, piece] of pieces.entries()) {
-        const cost = piece.tokens + (i === pieces.length - 1 ? closing : 0)
-        if (!fits(cost)) return yield { kind: 'finish', reason: 'length' }
+      const argumentsJson = JSON.stringify(emptyArgumentsFor(tool))
+      const argumentTokens = tokenizer.encode(argumentsJson)
+      // A call counts as the Qwen template writes it, `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>`,
+      // counted whole; the first piece carries the framing, each argument piece its own tokens.
+      const whole = tokenizer.count(`<tool_call>\n{"name": "${name}", "arguments": ${argumentsJson}}\n</tool_call>`)
+      const framing = Math.max(whole - argumentTokens.length, 0)
+      if (!fits(framing)) return yield { kind: 'finish', reason: 'length' }
+      if (!(await pacer.admit(framing))) return
+      used += framing
+      yield {
+        kind: 'tool_call',
+        delta: { index, id: newToolCallId(), type: 'function', function: { name, arguments: '' } },
+        tokens: framing,
+      }
+      for (const piece of tokenizer.decodePieces(argumentTokens)) {
+        if (!fits(piece.tokens)) return yield { kind: 'finish', reason: 'length' }
         if (!(await pacer.admit(piece.tokens))) return
-        used += cost
-        yield { kind: 'tool_call_arguments', index, text: piece.text, tokens: cost }
+        used += piece.tokens
+        yield { kind: 'tool_call', delta: { index, function: { arguments: piece.text } }, tokens: piece.tokens }
       }
     }
     return yield { kind: 'finish', reason: 'tool_calls' }

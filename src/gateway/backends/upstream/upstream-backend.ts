@@ -1,0 +1,182 @@
+import type { IncomingMessage } from 'node:http'
+import { SseDecoder } from '../../../shared/sse/sse-decoder'
+import { GatewayError } from '../../errors'
+import type { Tokenizer } from '../../tokens/tokenizer'
+import type { GenerationEvent, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
+import { eventsOfChunk, isUsage, toolCallDelta } from './map-upstream-chunk'
+import type { Replica, ReplicaPool } from './replica-pool'
+import { rejectsStreamOptions, upstreamRequestBody } from './upstream-body'
+import { upstreamBrokeOff, upstreamFailed, upstreamTimeout, upstreamUnavailable } from './upstream-errors'
+import { errorDetail, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
+
+export interface UpstreamBackendOptions {
+  deployment: string
+  /** The model's id in the catalog: sent upstream unless a replica names its own model. */
+  modelId: string
+  pool: ReplicaPool
+  /** The catalog model's tokenizer: the gateway's estimate of what the server generates. */
+  tokenizer: Tokenizer
+}
+
+const ERROR_BODY_LIMIT = 64 * 1024
+const JSON_BODY_LIMIT = 64 * 1024 * 1024
+
+/**
+ * A deployment that forwards to OpenAI-compatible model servers (vLLM, llama.cpp, Ollama, LM
+ * Studio…). Picks a replica (sticky by session, failing over when one refuses connections), sends
+ * the request, maps the reply to gateway events, and enforces the limit on servers that ignore
+ * max_tokens: 3 × max_tokens + 64 tokens by the gateway's estimate, then `length`, connection closed.
+ */
+export class UpstreamBackend implements ModelBackend {
+  readonly deployment: string
+
+  constructor(private readonly options: UpstreamBackendOptions) {
+    this.deployment = options.deployment
+  }
+
+  async start(input: GenerationInput): Promise<StartedGeneration> {
+    const { pool } = this.options
+    const tried: string[] = []
+    let lastDetail = ''
+    for (const replica of pool.candidates(input.affinityKey)) {
+      tried.push(replica.id)
+      try {
+        const res = await this.send(replica, input)
+        pool.markUp(replica)
+        return { upstream: replica.id, keepAlive: true, events: this.events(res, replica, input) }
+      } catch (error) {
+        if (!(error instanceof UpstreamConnectError)) throw error
+        if (error.kind === 'aborted') throw error
+        if (error.kind === 'timeout') throw upstreamTimeout(replica.id, replica.timeoutMs / 1000)
+        // Refused or broken before any answer: the request never ran there, so the next replica may take it.
+        pool.markDown(replica)
+        lastDetail = error.message
+      }
+    }
+    throw upstreamUnavailable(tried, lastDetail)
+  }
+
+  /** One replica: send, and on a 2xx return the response; a refusal of stream_options is retried without. */
+  private async send(replica: Replica, input: GenerationInput): Promise<IncomingMessage> {
+    const { request } = input
+    for (;;) {
+      const askForUsage = replica.acceptsStreamOptions
+      const body = upstreamRequestBody(request, {
+        model: replica.model ?? this.options.modelId,
+        maxTokens: input.maxTokens,
+        askForUsage,
+      })
+      const res = await postToReplica(replica, '/chat/completions', body, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
+      const status = res.statusCode ?? 0
+      if (status >= 200 && status < 300) return res
+      const text = await readBody(res, ERROR_BODY_LIMIT).catch(() => '')
+      if (request.stream && askForUsage && rejectsStreamOptions(status, text)) {
+        replica.acceptsStreamOptions = false
+        continue
+      }
+      throw upstreamFailed(replica.id, status, errorDetail(text))
+    }
+  }
+
+  private events(res: IncomingMessage, replica: Replica, input: GenerationInput): AsyncGenerator<GenerationEvent> {
+    const cap = 3 * input.maxTokens + 64
+    return input.request.stream ? this.streamed(res, replica, cap, input.signal) : this.whole(res, replica, cap, input.signal)
+  }
+
+  private async *streamed(res: IncomingMessage, replica: Replica, cap: number, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
+    const decoder = new SseDecoder()
+    const { tokenizer } = this.options
+    let generated = 0
+    let sawDone = false
+    // Waiting on a silent server must not outlive the client: an abort hangs up on it at once.
+    const hangUp = () => res.destroy()
+    signal.addEventListener('abort', hangUp, { once: true })
+    try {
+      for await (const bytes of res as AsyncIterable<Buffer>) {
+        for (const event of decoder.push(bytes)) {
+          if (event.kind === 'comment') continue
+          if (event.data === '[DONE]') {
+            // Read on to the response's end rather than cutting it: the connection is then reused.
+            sawDone = true
+            continue
+          }
+          if (sawDone) continue
+          let chunk: unknown
+          try {
+            chunk = JSON.parse(event.data)
+          } catch {
+            throw upstreamBrokeOff(replica.id, 'it sent a malformed event')
+          }
+          const error = (chunk as { error?: unknown }).error
+          if (error !== undefined && error !== null) {
+            throw upstreamBrokeOff(replica.id, errorDetail(JSON.stringify({ error })))
+          }
+          for (const generationEvent of eventsOfChunk(chunk, tokenizer)) {
+            yield generationEvent
+            if (generationEvent.kind === 'content' || generationEvent.kind === 'tool_call') {
+              generated += generationEvent.tokens
+              if (generated >= cap) {
+                // It ignores max_tokens: end the reply here, and its connection with it.
+                yield { kind: 'finish', reason: 'length' }
+                return
+              }
+            }
+          }
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return
+      if (error instanceof GatewayError) throw error
+      throw upstreamBrokeOff(replica.id, `the connection broke (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+    } finally {
+      signal.removeEventListener('abort', hangUp)
+      if (!res.complete) res.destroy()
+    }
+    if (!sawDone) throw upstreamBrokeOff(replica.id, 'it closed the stream before [DONE]')
+  }
+
+  private async *whole(res: IncomingMessage, replica: Replica, cap: number, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
+    const { tokenizer } = this.options
+    let text: string
+    const hangUp = () => res.destroy()
+    signal.addEventListener('abort', hangUp, { once: true })
+    try {
+      text = await readBody(res, JSON_BODY_LIMIT)
+    } catch (error) {
+      if (signal.aborted) return
+      throw upstreamBrokeOff(replica.id, `the connection broke (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+    } finally {
+      signal.removeEventListener('abort', hangUp)
+    }
+    if (signal.aborted) return
+    let completion: { choices?: Array<{ message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }>; usage?: unknown }
+    try {
+      completion = JSON.parse(text) as typeof completion
+    } catch {
+      throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply was not valid JSON')
+    }
+    const choice = completion.choices?.[0]
+    if (choice === undefined) throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply had no choices')
+    const content = typeof choice.message?.content === 'string' ? choice.message.content : ''
+    const contentTokens = tokenizer.encode(content)
+    if (contentTokens.length > cap) {
+      // It ignored max_tokens: keep what the limit allows; the usage is then the gateway's estimate.
+      for (const piece of tokenizer.decodePieces(contentTokens.slice(0, cap))) {
+        yield { kind: 'content', text: piece.text, tokens: piece.tokens }
+      }
+      yield { kind: 'finish', reason: 'length' }
+      return
+    }
+    if (content !== '') yield { kind: 'content', text: content, tokens: contentTokens.length }
+    const calls = Array.isArray(choice.message?.tool_calls) ? choice.message.tool_calls : []
+    for (const [index, call] of calls.entries()) {
+      const piece = toolCallDelta({ ...(call as object), index })
+      if (piece !== undefined) {
+        const tokens = tokenizer.count((piece.function?.name ?? '') + (piece.function?.arguments ?? ''))
+        yield { kind: 'tool_call', delta: piece, tokens }
+      }
+    }
+    if (isUsage(completion.usage)) yield { kind: 'usage', usage: completion.usage }
+    yield { kind: 'finish', reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop' }
+  }
+}

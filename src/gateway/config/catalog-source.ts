@@ -1,0 +1,41 @@
+import { join } from 'node:path'
+import { buildCatalog, type ServeOverrides } from './build-catalog'
+import { parseConfigFile, type MortarConfig } from './config-file'
+import type { ModelCatalog } from './model-catalog'
+import { WatchedFile } from './watched-file'
+
+/**
+ * The live catalog of a Mortar home: built from `config.json` (or the default when there is
+ * none) plus the serve flags, and rebuilt when the file changes — config edits apply without a
+ * restart. A bad edit keeps the catalog that was running and says why on stderr; at start-up a bad
+ * file is an error that names it. Requests already running keep the backend they started with.
+ */
+export class CatalogSource {
+  private readonly config: WatchedFile<MortarConfig>
+  private builtFrom: MortarConfig | undefined
+  private catalog: ModelCatalog | undefined
+
+  constructor(
+    home: string,
+    private readonly overrides: ServeOverrides,
+  ) {
+    const path = join(home, 'config.json')
+    this.config = new WatchedFile(path, (text) => parseConfigFile(path, text))
+    this.current({ strict: true })
+  }
+
+  current({ strict }: { strict: boolean } = { strict: false }): ModelCatalog {
+    const config = this.config.read({ strict })
+    if (config !== this.builtFrom || this.catalog === undefined) {
+      try {
+        this.catalog = buildCatalog(config, this.overrides)
+        this.builtFrom = config
+      } catch (error) {
+        if (strict || this.catalog === undefined) throw error
+        this.builtFrom = config // don't retry the same bad config on every request
+        process.stderr.write(`mortar: ${(error as Error).message} Keeping the catalog loaded before.\n`)
+      }
+    }
+    return this.catalog
+  }
+}

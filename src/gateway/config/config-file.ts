@@ -1,0 +1,84 @@
+import { z } from 'zod'
+import { DEFAULT_MODEL_ID } from '../../shared/api/chat-request'
+import { TOKENIZER_NAMES } from '../tokens/tokenizer-registry'
+import { parseJsonFile } from './parse-json-file'
+
+/**
+ * `<home>/config.json`: the model catalog and each model's deployment. Documented in
+ * docs/configuration.md. Unknown keys are errors, so a typo is reported instead of ignored.
+ */
+const replicaSchema = z.strictObject({
+  /** The server's OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (Mortar appends /chat/completions). */
+  url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+  /** How X-Mortar-Upstream names it; defaults to the URL's host:port. */
+  name: z.string().min(1).max(100).optional(),
+  /** Sent as `Authorization: Bearer …` to the server. Prefer apiKeyEnv, which keeps it out of the file. */
+  apiKey: z.string().min(1).optional(),
+  /** The name of an environment variable holding the server's API key. */
+  apiKeyEnv: z.string().min(1).optional(),
+  /** The model name the server knows (Ollama: `qwen2.5:7b`), when it differs from the catalog id. */
+  model: z.string().min(1).optional(),
+  /** Seconds to wait for the server's response headers before 504; overrides the deployment's. */
+  timeoutSeconds: z.number().positive().max(86_400).optional(),
+})
+
+const scriptedDeploymentSchema = z.strictObject({
+  kind: z.literal('scripted'),
+  name: z.string().min(1).max(100).default('scripted'),
+  /** Tokens per second; 0 is as fast as possible. Defaults to `mortar serve --scripted-tps`. */
+  tokensPerSecond: z.number().min(0).optional(),
+})
+
+const upstreamDeploymentSchema = z.strictObject({
+  kind: z.literal('upstream'),
+  name: z.string().min(1).max(100).default('upstream'),
+  replicas: z.array(replicaSchema).min(1, { error: 'needs at least one replica' }),
+  timeoutSeconds: z.number().positive().max(86_400).default(120),
+  /** How long a replica that refused a connection is skipped. */
+  downSeconds: z.number().min(0).max(3_600).default(30),
+})
+
+const modelSchema = z.strictObject({
+  id: z.string().min(1).max(256),
+  contextWindow: z.number().int().min(256).max(10_000_000).default(4096),
+  tokenizer: z.enum(TOKENIZER_NAMES).default('o200k_base'),
+  ownedBy: z.string().min(1).default('mortar'),
+  /** Unix seconds, for `created` in /v1/models. */
+  created: z.number().int().min(0).default(1726704000),
+  /** null: in the catalog, not deployed (503 model_not_available). */
+  deployment: z.discriminatedUnion('kind', [scriptedDeploymentSchema, upstreamDeploymentSchema]).nullable(),
+})
+
+export const configFileSchema = z
+  .strictObject({
+    version: z.literal(1).default(1),
+    models: z.array(modelSchema).min(1, { error: 'needs at least one model' }),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Set<string>()
+    config.models.forEach((model, index) => {
+      if (seen.has(model.id)) ctx.addIssue({ code: 'custom', path: ['models', index, 'id'], message: `duplicates the model id '${model.id}'` })
+      seen.add(model.id)
+    })
+  })
+
+export type MortarConfig = z.output<typeof configFileSchema>
+export type ModelConfig = MortarConfig['models'][number]
+export type UpstreamDeploymentConfig = z.output<typeof upstreamDeploymentSchema>
+
+/** With no config.json: the default model, served by the scripted model. */
+export function defaultConfig(): MortarConfig {
+  return configFileSchema.parse({
+    models: [{ id: DEFAULT_MODEL_ID, contextWindow: 4096, tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }],
+  })
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Parse config.json's text; errors name the file, the field and the problem. */
+export function parseConfigFile(path: string, text: string | undefined): MortarConfig {
+  if (text === undefined) return defaultConfig()
+  return parseJsonFile(path, text, configFileSchema, 'config file', (message) => new ConfigError(message))
+}

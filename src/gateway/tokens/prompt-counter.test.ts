@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest'
+import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import { countTemplateTokens, renderQwen2Prompt } from './chat-template'
+import { o200kTokenizer } from './gpt-tokenizer'
+import { PromptCounter, promptCounterFor } from './prompt-counter'
+import type { Tokenizer } from './tokenizer'
+
+/** o200k with a log of what it was asked to count. */
+function spiedTokenizer(withBound = true): Tokenizer & { counted: string[] } {
+  const counted: string[] = []
+  const { upperBound, ...rest } = o200kTokenizer
+  return {
+    ...rest,
+    ...(withBound && upperBound !== undefined ? { upperBound } : {}),
+    counted,
+    count: (text) => {
+      counted.push(text)
+      return o200kTokenizer.count(text)
+    },
+  }
+}
+
+const long = (label: string) => `${label}: ${'a fairly long message that is worth remembering, '.repeat(3)}`
+const tools: ChatTool[] = [{ type: 'function', function: { name: 'lookup', description: long('tool'), parameters: { type: 'object' } } }]
+
+function conversation(turns: number): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: 'system', content: long('system') }]
+  for (let i = 0; i < turns; i++) {
+    messages.push({ role: 'user', content: long(`question ${i}`) }, { role: 'assistant', content: long(`answer ${i}`) })
+  }
+  return messages
+}
+
+describe('PromptCounter', () => {
+  it('counts what countTemplateTokens counts', () => {
+    const counter = new PromptCounter(o200kTokenizer)
+    const cases: [ChatMessage[], ChatTool[]][] = [
+      [[{ role: 'user', content: 'Hi' }], []],
+      [conversation(3), tools],
+      [
+        [
+          { role: 'user', content: long('go') },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'lookup', arguments: '{"q": 1}' } }] },
+          { role: 'tool', content: long('result 1'), tool_call_id: 'c' },
+          { role: 'tool', content: long('result 2'), tool_call_id: 'c' },
+        ],
+        tools,
+      ],
+    ]
+    for (const [messages, withTools] of cases) {
+      const pieces = renderQwen2Prompt(messages, withTools)
+      const expected = countTemplateTokens(pieces, o200kTokenizer)
+      expect(counter.count(pieces)).toBe(expected)
+      expect(counter.count(pieces)).toBe(expected) // and again, from the cache
+    }
+  })
+
+  it("tokenizes a conversation's history once, not on every turn", () => {
+    const tokenizer = spiedTokenizer()
+    const counter = new PromptCounter(tokenizer)
+    counter.count(renderQwen2Prompt(conversation(5), tools))
+    const firstTurn = tokenizer.counted.filter((text) => text.length >= 64).length
+    expect(firstTurn).toBe(1 + 10) // the system block with the tools, then 10 messages
+
+    tokenizer.counted.length = 0
+    const next = [...conversation(5), { role: 'user' as const, content: long('new question') }]
+    expect(counter.count(renderQwen2Prompt(next, tools))).toBe(countTemplateTokens(renderQwen2Prompt(next, tools), o200kTokenizer))
+    // Only the new message is tokenized; short runs ("\n", "assistant\n") are not worth caching.
+    expect(tokenizer.counted.filter((text) => text.length >= 64)).toEqual([`user\n${long('new question')}`])
+  })
+
+  it('bounds its memory, dropping the least recently used runs first', () => {
+    const tokenizer = spiedTokenizer()
+    const counter = new PromptCounter(tokenizer, 2_000)
+    const kept = renderQwen2Prompt([{ role: 'user', content: long('kept') }], [])
+    counter.count(kept)
+    for (let i = 0; i < 40; i++) {
+      counter.count(renderQwen2Prompt([{ role: 'user', content: long(`filler ${i}`) }], []))
+      counter.count(kept) // used again and again: stays
+      expect(counter.size.chars).toBeLessThanOrEqual(2_000)
+    }
+    tokenizer.counted.length = 0
+    counter.count(kept)
+    counter.count(renderQwen2Prompt([{ role: 'user', content: long('filler 0') }], []))
+    expect(tokenizer.counted.filter((text) => text.length >= 64)).toEqual([`user\n${long('filler 0')}`])
+  })
+
+  it('does not let one huge prompt push out everybody else', () => {
+    const counter = new PromptCounter(o200kTokenizer, 2_000)
+    counter.count(renderQwen2Prompt([{ role: 'user', content: 'x'.repeat(600) }], []))
+    expect(counter.size.runs).toBe(1) // the default system block only
+  })
+
+  it('bounds the count without tokenizing what it has not seen, and counts it only when asked', () => {
+    const tokenizer = spiedTokenizer()
+    const counter = new PromptCounter(tokenizer)
+    const pieces = renderQwen2Prompt(conversation(2), [])
+    const measure = counter.measure(pieces)
+    expect(tokenizer.counted).toEqual([])
+    const exact = countTemplateTokens(pieces, o200kTokenizer)
+    expect(measure.upperBound).toBeGreaterThanOrEqual(exact)
+    expect(measure.exact()).toBe(exact)
+    const calls = tokenizer.counted.length
+    expect(measure.exact()).toBe(exact)
+    expect(tokenizer.counted).toHaveLength(calls)
+    // Once cached, the bound is the exact count but for the short runs.
+    expect(counter.measure(pieces).upperBound).toBeLessThan(measure.upperBound!)
+  })
+
+  it('has no bound when the tokenizer has none', () => {
+    const counter = new PromptCounter(spiedTokenizer(false))
+    expect(counter.measure(renderQwen2Prompt(conversation(1), [])).upperBound).toBeUndefined()
+  })
+
+  it('keeps one counter, with its cache, per tokenizer', () => {
+    expect(promptCounterFor(o200kTokenizer)).toBe(promptCounterFor(o200kTokenizer))
+    expect(promptCounterFor(spiedTokenizer())).not.toBe(promptCounterFor(o200kTokenizer))
+  })
+})

@@ -1,0 +1,117 @@
+import type { TemplatePiece } from './chat-template'
+import type { Tokenizer } from './tokenizer'
+
+/** What the cache may hold, in UTF-16 code units of its keys (~2 bytes each): about 8 MB. */
+export const DEFAULT_CACHE_CHARS = 4_000_000
+/** Text runs shorter than this are counted every time: cheaper than keeping them. */
+const SHORTEST_CACHED_RUN = 64
+
+/** A rendered prompt, measured: what is known now, and the exact count on demand. */
+export interface PromptMeasure {
+  /**
+   * A number the exact count never exceeds, found without tokenizing anything the cache lacks:
+   * exact for cached runs, the tokenizer's bound for the rest. Undefined when it has no bound.
+   */
+  readonly upperBound: number | undefined
+  /** The exact count. Tokenizes what the cache lacks (and caches it) on the first call. */
+  exact(): number
+}
+
+/**
+ * Counts rendered chat-template prompts with one tokenizer, remembering the count of every text
+ * run (the text between two special tokens: one message, or a run of tool results) so that a
+ * conversation's history is tokenized once, not on every turn. Runs are keyed by their full text,
+ * so a hit is the exact count of exactly that text; memory is bounded (least recently used runs
+ * are dropped first).
+ *
+ * Counting run by run is exact: the tokenizer splits its input at special tokens before anything
+ * else, so no token spans two runs.
+ */
+export class PromptCounter {
+  private readonly counts = new Map<string, number>()
+  private cachedChars = 0
+  private readonly longestCachedRun: number
+
+  constructor(
+    private readonly tokenizer: Tokenizer,
+    private readonly maxChars: number = DEFAULT_CACHE_CHARS,
+  ) {
+    // One huge prompt may not push out everybody else's history.
+    this.longestCachedRun = Math.floor(maxChars / 4)
+  }
+
+  measure(pieces: readonly TemplatePiece[]): PromptMeasure {
+    let known = 0
+    const uncounted: string[] = []
+    let run = ''
+    const close = () => {
+      if (run === '') return
+      const cached = run.length >= SHORTEST_CACHED_RUN ? this.lookup(run) : undefined
+      if (cached === undefined) uncounted.push(run)
+      else known += cached
+      run = ''
+    }
+    for (const piece of pieces) {
+      if (typeof piece === 'string') {
+        run += piece
+      } else {
+        close()
+        known += 1
+      }
+    }
+    close()
+
+    const { tokenizer } = this
+    let exact: number | undefined
+    return {
+      upperBound:
+        tokenizer.upperBound === undefined ? undefined : uncounted.reduce((sum, text) => sum + tokenizer.upperBound!(text), known),
+      exact: () => (exact ??= uncounted.reduce((sum, text) => sum + this.countAndRemember(text), known)),
+    }
+  }
+
+  /** The exact count of a rendered prompt. */
+  count(pieces: readonly TemplatePiece[]): number {
+    return this.measure(pieces).exact()
+  }
+
+  /** How many runs and characters the cache holds. */
+  get size(): { runs: number; chars: number } {
+    return { runs: this.counts.size, chars: this.cachedChars }
+  }
+
+  private lookup(run: string): number | undefined {
+    const count = this.counts.get(run)
+    if (count !== undefined) {
+      // Most recently used last: Map keeps insertion order.
+      this.counts.delete(run)
+      this.counts.set(run, count)
+    }
+    return count
+  }
+
+  private countAndRemember(run: string): number {
+    const count = this.tokenizer.count(run)
+    if (run.length < SHORTEST_CACHED_RUN || run.length > this.longestCachedRun || this.counts.has(run)) return count
+    this.counts.set(run, count)
+    this.cachedChars += run.length
+    for (const oldest of this.counts.keys()) {
+      if (this.cachedChars <= this.maxChars) break
+      this.counts.delete(oldest)
+      this.cachedChars -= oldest.length
+    }
+    return count
+  }
+}
+
+const counters = new WeakMap<Tokenizer, PromptCounter>()
+
+/** The process's counter for a tokenizer: one cache per tokenizer, shared by all requests. */
+export function promptCounterFor(tokenizer: Tokenizer): PromptCounter {
+  let counter = counters.get(tokenizer)
+  if (counter === undefined) {
+    counter = new PromptCounter(tokenizer)
+    counters.set(tokenizer, counter)
+  }
+  return counter
+}

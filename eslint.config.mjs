@@ -27,13 +27,23 @@ const layer = (name, { paths = [], patterns = [] }) => ({
 })
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bin/**'] },
+  { ignores: ['out/**', '**/node_modules/**', 'test-results/**', 'playwright-report/**', 'bin/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Plain Node scripts (benchmarks): Node's globals, no type information.
+    files: ['**/*.mjs'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['process', 'console', 'Buffer', 'URL', 'fetch', 'performance', 'AbortController', 'TextDecoder', 'TextEncoder',
+          'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'structuredClone'].map((name) => [name, 'readonly']),
+      ),
     },
   },
   {

@@ -10,7 +10,7 @@ import { defaultHome } from './home'
 
 export const SERVE_USAGE = `Usage:
   mortar serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--home DIR] [--scripted-tps N] [--allow-host NAME]…
-               [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-model NAME]
+               [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-model NAME] [--optimizer shadow|on|off]
   --port 0 picks a free port; the URL is printed.
   --scripted-tps paces the scripted model (tokens per second, 0 = as fast as possible).
   --allow-host adds a name the gateway answers to besides localhost, 127.0.0.1 and [::1].
@@ -18,6 +18,8 @@ export const SERVE_USAGE = `Usage:
     http://127.0.0.1:8000/v1); repeat it for replicas. Its API key, if any: $MORTAR_UPSTREAM_API_KEY.
   --upstream-timeout: seconds to wait for the server's response headers (default 120).
   --upstream-model: the model name the server knows, if not ${DEFAULT_MODEL_ID}.
+  --optimizer: the prompt optimizer's mode for deployments that don't set one (default shadow:
+    measure only; on: apply lossless passes; off: no header turns it on).
   Models and deployments beyond that: <home>/config.json (docs/configuration.md).`
 
 export interface ServeEnvironment {
@@ -41,12 +43,17 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       upstream: { type: 'string', multiple: true, default: [] },
       'upstream-timeout': { type: 'string' },
       'upstream-model': { type: 'string' },
+      optimizer: { type: 'string', default: 'shadow' },
     },
   })
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments; got ${positionals.join(' ')}.`)
   const port = wholeNumber(values.port, '--port', 65_535)
   const tokensPerSecond = wholeNumber(values['scripted-tps'], '--scripted-tps', 1_000_000)
   const home = values.home ?? defaultHome()
+  const optimizerMode = values.optimizer
+  if (optimizerMode !== 'shadow' && optimizerMode !== 'on' && optimizerMode !== 'off') {
+    throw new UsageError(`--optimizer takes shadow, on or off; got ${JSON.stringify(optimizerMode)}.`)
+  }
   const upstream = upstreamOverride(values.upstream, values['upstream-timeout'], values['upstream-model'], process.env)
 
   const server = await startGatewayServer({
@@ -54,6 +61,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     port,
     home,
     scriptedTokensPerSecond: tokensPerSecond,
+    optimizerMode,
     allowedHosts: values['allow-host'],
     ...(upstream !== undefined ? { upstream } : {}),
     ...(testPingInterval(process.env) ?? {}),

@@ -13,6 +13,9 @@ import { sendJson } from './http/send-json'
 import { chatCompletions } from './routes/chat-completions'
 import { getModel, listModels } from './routes/models'
 import { stopGeneration } from './routes/stop-generation'
+import { telemetryStream } from './routes/telemetry'
+import { InFlightDedupe } from './pipeline/in-flight-dedupe'
+import { TelemetryBus } from './telemetry/telemetry-bus'
 import type { CompletionObserver } from './pipeline/completion-context'
 import { MORTAR_VERSION } from './version'
 
@@ -24,6 +27,8 @@ export interface GatewayConfig {
   pingIntervalMs?: number
   /** Told of every generation that started, however it ended (the telemetry stream builds on it). */
   onCompletion?: CompletionObserver
+  /** Per-organization settings, such as their optimizer default (from config.json). */
+  organizations?: () => Readonly<Record<string, { optimize?: 'on' | 'off' | undefined }>>
   /** Host names to answer to besides localhost, 127.0.0.1 and [::1]. */
   allowedHosts?: readonly string[]
   bodyLimitBytes?: number
@@ -35,6 +40,8 @@ export interface Gateway {
   /** The request handler: mount it on any node:http server. */
   app: Express
   generations: GenerationRegistry
+  dedupe: InFlightDedupe
+  telemetry: TelemetryBus
   /** Stop every live generation (streams end with `[DONE]`) and wait until all have ended. */
   drain(): Promise<void>
 }
@@ -47,6 +54,8 @@ export const PING_INTERVAL_MS = 10_000
  */
 export function createGateway(config: GatewayConfig): Gateway {
   const generations = new GenerationRegistry()
+  const dedupe = new InFlightDedupe()
+  const telemetry = new TelemetryBus()
   const { catalog } = config
   const currentCatalog = typeof catalog === 'function' ? catalog : () => catalog
   const app = express()
@@ -66,15 +75,20 @@ export function createGateway(config: GatewayConfig): Gateway {
     '/chat/completions',
     chatCompletions({
       catalog: currentCatalog,
+      organizations: config.organizations ?? (() => ({})),
       generations,
+      dedupe,
+      telemetry,
       bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
       pingIntervalMs: config.pingIntervalMs ?? PING_INTERVAL_MS,
-      onRecord: config.onCompletion,
+      onCompletion: config.onCompletion,
     }),
   )
+  v1.get('/telemetry', telemetryStream(telemetry))
   v1.post('/generations/:id/stop', stopGeneration(generations))
   v1.all('/chat/completions', methodNotAllowed('POST'))
   v1.all('/generations/:id/stop', methodNotAllowed('POST'))
+  v1.all('/telemetry', methodNotAllowed('GET'))
   v1.use(unknownRoute)
   app.use('/v1', v1)
 
@@ -87,9 +101,12 @@ export function createGateway(config: GatewayConfig): Gateway {
   return {
     app,
     generations,
+    dedupe,
+    telemetry,
     async drain() {
       generations.stopAll('shutdown')
       await generations.whenIdle()
+      telemetry.closeAll()
     },
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { KeyStore } from './auth/key-store'
 import type { ServeOverrides } from './config/build-catalog'
 import { CatalogSource } from './config/catalog-source'
+import type { OptimizerMode } from './config/model-catalog'
 import { createGateway, type Gateway, type GatewayConfig } from './create-gateway'
 
 export const DEFAULT_PORT = 7313
@@ -22,6 +23,8 @@ export interface GatewayServerOptions {
   /** `--upstream …`: serve the default model from these model servers. */
   upstream?: ServeOverrides['upstream']
   allowedHosts?: readonly string[]
+  /** `--optimizer`: the prompt optimizer's mode for deployments that don't set one. */
+  optimizerMode?: OptimizerMode
   /** Test-only: a shorter `: ping` interval than the reference's 10 s. */
   pingIntervalMs?: number
   onCompletion?: GatewayConfig['onCompletion']
@@ -42,11 +45,13 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
   const keys = new KeyStore(join(options.home, 'keys.json'))
   const catalog = new CatalogSource(options.home, {
     scriptedTokensPerSecond: options.scriptedTokensPerSecond ?? 0,
+    ...(options.optimizerMode !== undefined ? { optimizerMode: options.optimizerMode } : {}),
     ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
   })
   const gateway = createGateway({
     keys,
     catalog: () => catalog.current(),
+    organizations: () => catalog.organizations(),
     ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
     ...(options.onCompletion !== undefined ? { onCompletion: options.onCompletion } : {}),
     ...(options.rendererDir !== undefined ? { rendererDir: options.rendererDir } : {}),

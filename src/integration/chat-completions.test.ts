@@ -71,7 +71,8 @@ describe('non-streaming, with the openai SDK', () => {
     expect(response.headers.get('x-mortar-deployment')).toBe('scripted')
     expect(response.headers.get('x-mortar-model')).toBe(MODEL)
     expect(response.headers.get('x-mortar-session')).toBe('projalphabeta:1')
-    expect(response.headers.get('x-mortar-optimizer')).toBe('ruleset=1; mode=off')
+    // The default deployment mode is shadow: measured, not applied.
+    expect(response.headers.get('x-mortar-optimizer')).toMatch(/^ruleset=2; mode=shadow; bytes=\d+; saved=0; passes=json-compact\/0; elapsed_us=\d+$/)
   })
 
   it('cuts the reply at max_tokens with finish_reason length', async () => {

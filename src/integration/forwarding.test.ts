@@ -1,7 +1,7 @@
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, defaultFakeBehavior, type FakeModelServer } from './fixtures/fake-model-server'
-import { dataPayloads, readEvents, startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
+import { dataPayloads, readEvents, startTestGateway, streamEvents, userMessage, type TestGateway, nextRegisteredGeneration } from './harness'
 
 // `mortar serve --upstream <fake model server>`: what the model server receives, and what the
 // client gets back, for every behaviour the reference specifies for a forwarding deployment.
@@ -322,15 +322,7 @@ describe('cancellation reaches the model server in every phase', () => {
 
   it('stop by id before the server answered aborts it, and the client gets an empty stopped reply', async () => {
     fake.behavior.mode = 'never-answer'
-    const registry = gw.server.gateway.generations
-    const idPromise = new Promise<string>((resolve) => {
-      const original = registry.register.bind(registry)
-      registry.register = (genId, org) => {
-        registry.register = original
-        resolve(genId)
-        return original(genId, org)
-      }
-    })
+    const idPromise = nextRegisteredGeneration(gw)
     const before = fake.requests.length
     const pending = gw.post('/v1/chat/completions', userMessage('hi'))
     const received = await fake.requestAt(before)

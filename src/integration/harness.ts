@@ -100,3 +100,20 @@ export async function* streamEvents(response: Response): AsyncGenerator<string> 
 }
 
 export const userMessage = (content: string) => ({ messages: [{ role: 'user', content }] })
+
+/**
+ * Resolves with the ID of the next generation the gateway registers: the moment a request is
+ * live, known without polling (its ID is otherwise only in the response, which may not exist yet).
+ */
+export function nextRegisteredGeneration(gw: TestGateway): Promise<string> {
+  const registry = gw.server.gateway.generations
+  return new Promise((resolve) => {
+    const original = registry.register.bind(registry)
+    registry.register = (id, org) => {
+      registry.register = original
+      const live = original(id, org)
+      resolve(id)
+      return live
+    }
+  })
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dataPayloads, startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
+import { dataPayloads, startTestGateway, streamEvents, userMessage, type TestGateway, nextRegisteredGeneration } from './harness'
 
 // Paced so that a reply is still being generated when the test acts on it; every wait below is on
 // an event (a frame arriving, the registry going idle), never a sleep.
@@ -95,15 +95,7 @@ describe('POST /v1/generations/{id}/stop', () => {
     const pending = gw.client().chat.completions.create({ ...userMessage(LONG_TEXT), stream: false } as never).withResponse()
     // The ID is only in the response; find the live generation through the registry's stop instead:
     // poll-free, because the request is registered before its body is generated.
-    const id = await new Promise<string>((resolve) => {
-      const registry = gw.server.gateway.generations
-      const original = registry.register.bind(registry)
-      registry.register = (genId, org) => {
-        registry.register = original
-        resolve(genId)
-        return original(genId, org)
-      }
-    })
+    const id = await nextRegisteredGeneration(gw)
     expect((await stop(id, gw.ownerKey)).status).toBe(200)
     const { data } = await pending
     expect(data.id).toBe(id)
@@ -126,16 +118,7 @@ describe('closing the connection', () => {
 
   it('stops a generation whose non-streaming client gives up before the first byte', async () => {
     const controller = new AbortController()
-    const registered = new Promise<void>((resolve) => {
-      const registry = gw.server.gateway.generations
-      const original = registry.register.bind(registry)
-      registry.register = (genId, org) => {
-        registry.register = original
-        const live = original(genId, org)
-        resolve()
-        return live
-      }
-    })
+    const registered = nextRegisteredGeneration(gw)
     const request = gw
       .client()
       .chat.completions.create({ ...userMessage(LONG_TEXT), stream: false } as never, { signal: controller.signal })

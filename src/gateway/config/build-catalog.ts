@@ -5,12 +5,14 @@ import type { ModelBackend } from '../backends/model-backend'
 import { loadTokenizer } from '../tokens/tokenizer-registry'
 import type { Tokenizer } from '../tokens/tokenizer'
 import { ConfigError, type ModelConfig, type MortarConfig, type UpstreamDeploymentConfig } from './config-file'
-import { ModelCatalog } from './model-catalog'
+import { ModelCatalog, type OptimizerMode } from './model-catalog'
 
 /** What `mortar serve` flags add on top of config.json. */
 export interface ServeOverrides {
   /** Pace of scripted deployments that don't set their own. */
   scriptedTokensPerSecond: number
+  /** `--optimizer`: the mode of deployments that don't set their own (default shadow). */
+  optimizerMode?: OptimizerMode
   /** `--upstream URL…`: serve the default model from these replicas instead. */
   upstream?: {
     modelId: string
@@ -34,6 +36,8 @@ export function buildCatalog(config: MortarConfig, overrides: ServeOverrides, en
         contextWindow: model.contextWindow,
         tokenizer,
         backend: backendFor(model, tokenizer, overrides, env),
+        optimizerMode: model.deployment?.optimizer ?? overrides.optimizerMode ?? 'shadow',
+        price: model.price,
       }
     }),
   )

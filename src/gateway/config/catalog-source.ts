@@ -24,6 +24,11 @@ export class CatalogSource {
     this.current({ strict: true })
   }
 
+  /** The organizations' settings from config.json (the optimizer default of each). */
+  organizations(): MortarConfig['organizations'] {
+    return this.config.read({ strict: false }).organizations
+  }
+
   current({ strict }: { strict: boolean } = { strict: false }): ModelCatalog {
     const config = this.config.read({ strict })
     if (config !== this.builtFrom || this.catalog === undefined) {

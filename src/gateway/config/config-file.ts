@@ -22,8 +22,12 @@ const replicaSchema = z.strictObject({
   timeoutSeconds: z.number().positive().max(86_400).optional(),
 })
 
+const optimizerModeSchema = z.enum(['shadow', 'on', 'off'])
+
 const scriptedDeploymentSchema = z.strictObject({
   kind: z.literal('scripted'),
+  /** The prompt optimizer's mode for this deployment; defaults to `mortar serve --optimizer` (shadow). */
+  optimizer: optimizerModeSchema.optional(),
   name: z.string().min(1).max(100).default('scripted'),
   /** Tokens per second; 0 is as fast as possible. Defaults to `mortar serve --scripted-tps`. */
   tokensPerSecond: z.number().min(0).optional(),
@@ -31,6 +35,7 @@ const scriptedDeploymentSchema = z.strictObject({
 
 const upstreamDeploymentSchema = z.strictObject({
   kind: z.literal('upstream'),
+  optimizer: optimizerModeSchema.optional(),
   name: z.string().min(1).max(100).default('upstream'),
   replicas: z.array(replicaSchema).min(1, { error: 'needs at least one replica' }),
   timeoutSeconds: z.number().positive().max(86_400).default(120),
@@ -45,6 +50,14 @@ const modelSchema = z.strictObject({
   ownedBy: z.string().min(1).default('mortar'),
   /** Unix seconds, for `created` in /v1/models. */
   created: z.number().int().min(0).default(1726704000),
+  /** USD per million tokens, for the cost in telemetry events. */
+  price: z
+    .strictObject({
+      inputPerMillion: z.number().min(0),
+      outputPerMillion: z.number().min(0),
+      cachedInputPerMillion: z.number().min(0).optional(),
+    })
+    .optional(),
   /** null: in the catalog, not deployed (503 model_not_available). */
   deployment: z.discriminatedUnion('kind', [scriptedDeploymentSchema, upstreamDeploymentSchema]).nullable(),
 })
@@ -53,6 +66,8 @@ export const configFileSchema = z
   .strictObject({
     version: z.literal(1).default(1),
     models: z.array(modelSchema).min(1, { error: 'needs at least one model' }),
+    /** Per-organization settings: the optimizer default a request's header can override. */
+    organizations: z.record(z.string(), z.strictObject({ optimize: z.enum(['on', 'off']).optional() })).default({}),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>()

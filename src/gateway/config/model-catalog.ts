@@ -3,6 +3,15 @@ import type { ModelBackend } from '../backends/model-backend'
 import { modelNotAvailable, modelNotFound } from '../errors'
 import type { Tokenizer } from '../tokens/tokenizer'
 
+/** USD per million tokens, for the telemetry stream's cost. */
+export interface ModelPrice {
+  inputPerMillion: number
+  outputPerMillion: number
+  cachedInputPerMillion?: number | undefined
+}
+
+export type OptimizerMode = 'shadow' | 'on' | 'off'
+
 /** A model the gateway knows, and the deployment serving it (null: catalogued, not deployed). */
 export interface CatalogModel {
   id: string
@@ -11,6 +20,9 @@ export interface CatalogModel {
   contextWindow: number
   tokenizer: Tokenizer
   backend: ModelBackend | null
+  /** The deployment's prompt-optimizer mode. */
+  optimizerMode: OptimizerMode
+  price: ModelPrice | undefined
 }
 
 export interface DeployedModel extends CatalogModel {

@@ -48,7 +48,15 @@ export async function runGeneration(
   started: StartedGeneration | undefined,
   live: LiveGeneration,
   sink: ReplySink,
+  /** Called once, as the first token of the reply goes to the sink (for TTFT). */
+  onFirstToken?: () => void,
 ): Promise<GenerationResult> {
+  let firstTokenSeen = false
+  const firstToken = () => {
+    if (firstTokenSeen) return
+    firstTokenSeen = true
+    onFirstToken?.()
+  }
   let completionTokens = 0
   let reportedUsage: Usage | undefined
   let finish: FinishReason | undefined
@@ -64,10 +72,12 @@ export async function runGeneration(
       switch (event.kind) {
         case 'content':
           completionTokens += event.tokens
+          firstToken()
           await sink.content(event.text)
           break
         case 'tool_call':
           completionTokens += event.tokens
+          firstToken()
           await sink.toolCall(event.delta)
           break
         case 'usage':

@@ -17,7 +17,7 @@ const tooLarge = (limit: number) =>
  * send cross-origin without a CORS preflight, so a lenient parser opens no CSRF door, and clients
  * that forget the header (curl -d) still work.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ value: unknown; raw: Buffer }> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
   const chunks: Buffer[] = []
@@ -27,10 +27,11 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     if (size > limit) throw tooLarge(limit)
     chunks.push(chunk)
   }
-  const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')
+  const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+  const text = raw.toString('utf8')
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
   try {
-    return JSON.parse(text)
+    return { value: JSON.parse(text), raw }
   } catch (error) {
     throw invalidRequest(
       `The request body is not valid JSON: ${(error as Error).message}`,

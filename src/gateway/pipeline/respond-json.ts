@@ -6,54 +6,74 @@ import { sendJson } from '../http/send-json'
 import { completionRecord, usageOf, type CompletionContext, type CompletionObserver } from './completion-context'
 import { planInput } from './respond-stream'
 
+/** A finished non-streaming reply: the completion object, and the model server that made it. */
+export interface JsonReply {
+  completion: ChatCompletion
+  upstream: string | undefined
+}
+
 /**
- * Stage: `stream: false`. The reply is gathered and sent as one chat.completion object. A failure
- * is still an ordinary error response here, since nothing has been sent yet. A generation stopped
- * by POST /v1/generations/{id}/stop returns what was generated so far with `finish_reason: "stop"`
+ * Stage: `stream: false`. The reply is gathered into one chat.completion object. A failure is
+ * thrown as a GatewayError — still an ordinary error response here, since nothing has been sent.
+ * Resolves undefined when the client left (nobody to answer). A generation stopped by
+ * POST /v1/generations/{id}/stop returns what was generated so far with `finish_reason: "stop"`
  * (docs/api-decisions.md explains why).
  */
-export async function respondWithJson(
-  res: ServerResponse,
+export async function generateJsonReply(
   context: CompletionContext,
   live: LiveGeneration,
   onRecord: CompletionObserver | undefined,
-): Promise<void> {
+  onFirstToken?: () => void,
+): Promise<JsonReply | undefined> {
   const started = await startGeneration(context.model.backend, planInput(context), live)
-  if (started?.upstream !== undefined) res.setHeader('X-Mortar-Upstream', started.upstream)
   let text = ''
   const toolCalls: AssistantToolCall[] = []
-  const result = await runGeneration(started, live, {
-    content: (piece) => {
-      text += piece
+  const result = await runGeneration(
+    started,
+    live,
+    {
+      content: (piece) => {
+        text += piece
+      },
+      toolCall: (delta) => mergeToolCall(toolCalls, delta),
     },
-    toolCall: (delta) => mergeToolCall(toolCalls, delta),
-  })
+    onFirstToken,
+  )
   onRecord?.(completionRecord(context, result, started?.upstream))
 
   const { outcome } = result
   if (outcome.kind === 'failed') throw outcome.error
-  if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return
+  if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return undefined
   const calls = toolCalls.filter((call) => call !== undefined)
-  const completion: ChatCompletion = {
-    id: context.id,
-    object: 'chat.completion',
-    created: context.created,
-    model: context.model.id,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: calls.length > 0 && text === '' ? null : text,
-          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+  return {
+    upstream: started?.upstream,
+    completion: {
+      id: context.id,
+      object: 'chat.completion',
+      created: context.created,
+      model: context.model.id,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: calls.length > 0 && text === '' ? null : text,
+            ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          },
+          logprobs: null,
+          finish_reason: outcome.kind === 'finished' ? outcome.reason : 'stop',
         },
-        logprobs: null,
-        finish_reason: outcome.kind === 'finished' ? outcome.reason : 'stop',
-      },
-    ],
-    usage: usageOf(context, result).usage,
+      ],
+      usage: usageOf(context, result).usage,
+    },
   }
-  sendJson(res, 200, completion)
+}
+
+/** Send a generated reply (when the client is still there to get it). */
+export function sendJsonReply(res: ServerResponse, reply: JsonReply | undefined): void {
+  if (reply === undefined || res.destroyed) return
+  if (reply.upstream !== undefined) res.setHeader('X-Mortar-Upstream', reply.upstream)
+  sendJson(res, 200, reply.completion)
 }
 
 /** Join streamed pieces into whole calls: id, type and name from the first, arguments appended. */

@@ -10,6 +10,7 @@ export interface StreamOptions {
   /** How often `: ping` goes out while forwarding: 10 s, shorter only in tests. */
   pingIntervalMs: number
   onRecord: CompletionObserver | undefined
+  onFirstToken?: () => void
 }
 
 /**
@@ -35,10 +36,15 @@ export async function respondWithStream(
   const ping = started?.keepAlive ? setInterval(() => void writer.comment('ping'), options.pingIntervalMs) : undefined
   try {
     await writer.data(chunks.role())
-    const result = await runGeneration(started, live, {
-      content: (text) => writer.data(chunks.content(text)),
-      toolCall: (delta) => writer.data(chunks.toolCall(delta)),
-    })
+    const result = await runGeneration(
+      started,
+      live,
+      {
+        content: (text) => writer.data(chunks.content(text)),
+        toolCall: (delta) => writer.data(chunks.toolCall(delta)),
+      },
+      options.onFirstToken,
+    )
     clearInterval(ping)
     options.onRecord?.(completionRecord(context, result, started?.upstream))
 

@@ -1,68 +1,143 @@
 import { randomBytes } from 'node:crypto'
-import type { RequestHandler } from 'express'
+import type { IncomingHttpHeaders } from 'node:http'
+import type { RequestHandler, Response } from 'express'
 import { MortarHeader } from '../../shared/api/headers'
+import type { RequestAcceptedEvent } from '../../shared/api/telemetry'
 import { principalOf } from '../auth/authenticate'
 import type { ModelCatalog } from '../config/model-catalog'
 import type { GenerationRegistry } from '../generation/generation-registry'
 import { readJsonBody } from '../http/read-json-body'
 import type { CompletionContext, CompletionObserver } from '../pipeline/completion-context'
+import { parseDedupeRequest, requestFingerprint, type InFlightDedupe } from '../pipeline/in-flight-dedupe'
 import { optimizePrompt } from '../pipeline/optimize-prompt'
 import { planTokens } from '../pipeline/plan-tokens'
 import { resolveSession } from '../pipeline/resolve-session'
-import { respondWithJson } from '../pipeline/respond-json'
+import { generateJsonReply, sendJsonReply } from '../pipeline/respond-json'
 import { respondWithStream } from '../pipeline/respond-stream'
+import { selectTools } from '../pipeline/select-tools'
 import { validateChatRequest } from '../pipeline/validate-request'
+import { completionEvents, round } from '../telemetry/completion-events'
+import type { TelemetryBus } from '../telemetry/telemetry-bus'
 
 export interface ChatCompletionsDeps {
   catalog: () => ModelCatalog
+  /** Per-organization settings (their optimizer default). */
+  organizations: () => Readonly<Record<string, { optimize?: 'on' | 'off' | undefined }>>
   generations: GenerationRegistry
+  dedupe: InFlightDedupe
+  telemetry: TelemetryBus
   bodyLimitBytes: number
   pingIntervalMs: number
-  onRecord: CompletionObserver | undefined
+  onCompletion: CompletionObserver | undefined
 }
 
 /**
  * POST /v1/chat/completions, as a pipeline of stages (auth ran before this handler):
- * read body → validate → resolve model → session → optimize → plan tokens → generate → respond.
- * Each stage throws a GatewayError to refuse; none of them writes to the response but the last.
+ * read body → validate → dedupe check → resolve model → session → select tools → optimize →
+ * plan tokens → generate → respond. Each stage throws a GatewayError to refuse; nothing is written
+ * to the response before the generation starts.
  */
 export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
   return async (req, res) => {
+    const acceptedAt = performance.now()
     const principal = principalOf(req)
     const created = Math.floor(Date.now() / 1000)
     const body = await readJsonBody(req, deps.bodyLimitBytes)
-    const request = validateChatRequest(body)
-    const model = deps.catalog().resolve(request.model)
-    const session = resolveSession(header(req.headers[MortarHeader.session]), request.user)
-    const optimizer = optimizePrompt(header(req.headers[MortarHeader.optimize]))
+    const validated = validateChatRequest(body.value)
+    const dedupeRequest = parseDedupeRequest(header(req.headers, MortarHeader.dedupe), header(req.headers, MortarHeader.idempotencyKey), validated)
+    const model = deps.catalog().resolve(validated.model)
+    const session = resolveSession(header(req.headers, MortarHeader.session), validated.user)
+    const selected = selectTools(validated, header(req.headers, MortarHeader.toolSelect), model.tokenizer)
+    const optimized = optimizePrompt(selected.request, header(req.headers, MortarHeader.optimize), {
+      deploymentMode: model.optimizerMode,
+      orgDefault: deps.organizations()[principal.org]?.optimize,
+    })
+    const request = optimized.request
     const plan = planTokens(model, request)
-
     const context: CompletionContext = { id: newCompletionId(), created, principal, request, model, session, plan }
+
     res.setHeader('X-Mortar-Request-Id', context.id)
     res.setHeader('X-Mortar-Deployment', model.backend.deployment)
     res.setHeader('X-Mortar-Model', model.id)
     res.setHeader('X-Mortar-Session', session.name)
-    res.setHeader('X-Mortar-Optimizer', optimizer.report)
+    res.setHeader('X-Mortar-Optimizer', optimized.report)
+    if (selected.report !== undefined) res.setHeader('X-Mortar-Tool-Selector', selected.report)
+
+    const telemetryBase = { org: principal.org, session: session.name, model: model.id }
+    const accepted = (id: string, dedupe: RequestAcceptedEvent['dedupe']): RequestAcceptedEvent => ({
+      type: 'request.accepted',
+      id,
+      ...telemetryBase,
+      at: new Date().toISOString(),
+      deployment: model.backend.deployment,
+      stream: request.stream,
+      optimizer: optimized.report,
+      tool_selector: selected.report ?? null,
+      dedupe,
+    })
+    const onFirstToken = () =>
+      deps.telemetry.publish({ type: 'request.first_token', id: context.id, ...telemetryBase, at: new Date().toISOString(), ttft_ms: round(performance.now() - acceptedAt) })
+    const onRecord: CompletionObserver = (record) => {
+      deps.onCompletion?.(record)
+      for (const event of completionEvents(record, performance.now() - acceptedAt, model.price)) deps.telemetry.publish(event)
+    }
+
+    if (dedupeRequest !== undefined) {
+      const fingerprint = requestFingerprint(body.raw, [
+        header(req.headers, MortarHeader.optimize),
+        header(req.headers, MortarHeader.session),
+        header(req.headers, MortarHeader.toolSelect),
+      ])
+      const participation = deps.dedupe.join(principal.org, dedupeRequest.key, fingerprint, context.id, () => {
+        const live = deps.generations.register(context.id, principal.org)
+        return {
+          reply: generateJsonReply(context, live, onRecord, onFirstToken),
+          abort: () => deps.generations.abort(context.id, 'client_disconnected'),
+          release: () => live.release(),
+        }
+      })
+      res.setHeader('X-Mortar-Dedupe', participation.role)
+      // Shared responses intentionally carry the leader's completion ID.
+      res.setHeader('X-Mortar-Request-Id', participation.id)
+      deps.telemetry.publish(accepted(participation.id, participation.role))
+      whenClientLeaves(res, participation.leave)
+      sendJsonReply(res, await participation.reply)
+      return
+    }
 
     const live = deps.generations.register(context.id, principal.org)
+    deps.telemetry.publish(accepted(context.id, null))
     // Closing the connection stops the generation, in both phases: before the first byte and mid-stream.
-    const onClose = () => {
-      if (!res.writableFinished) deps.generations.abort(context.id, 'client_disconnected')
-    }
-    res.on('close', onClose)
-    // A client that left while its body was read or validated has closed already: no work for it.
-    if (res.destroyed) deps.generations.abort(context.id, 'client_disconnected')
+    const stopOnLeave = whenClientLeaves(res, () => deps.generations.abort(context.id, 'client_disconnected'))
     try {
-      if (request.stream) await respondWithStream(res, context, live, deps)
-      else await respondWithJson(res, context, live, deps.onRecord)
+      if (request.stream) {
+        await respondWithStream(res, context, live, { pingIntervalMs: deps.pingIntervalMs, onRecord, onFirstToken })
+      } else {
+        sendJsonReply(res, await generateJsonReply(context, live, onRecord, onFirstToken))
+      }
     } finally {
-      res.off('close', onClose)
+      stopOnLeave()
       live.release()
     }
   }
 }
 
-function header(value: string | string[] | undefined): string | undefined {
+/**
+ * Run `onLeave` if the client closes the connection before its response finished — including a
+ * client that left while its body was still being read, whose `close` has fired already.
+ * Returns a function that stops listening.
+ */
+function whenClientLeaves(res: Response, onLeave: () => void): () => void {
+  const onClose = () => {
+    if (!res.writableFinished) onLeave()
+  }
+  res.on('close', onClose)
+  if (res.destroyed) onLeave()
+  return () => res.off('close', onClose)
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name]
   return Array.isArray(value) ? value[0] : value
 }
 

@@ -1,12 +1,23 @@
-/** The passes a client may name in `X-Mortar-Optimize`, besides `on` and `off`. */
+/** The passes a client may name in `X-Mortar-Optimize`, besides `on` and `off`, in the order they run. */
 export const OPTIMIZER_PASSES = ['json-compact', 'json-tool-blocks', 'collapse-spaces'] as const
 export type OptimizerPass = (typeof OPTIMIZER_PASSES)[number]
 
-export type OptimizeRequest =
-  | { ok: true; value: { kind: 'default' } | { kind: 'off' } | { kind: 'on' } | { kind: 'passes'; passes: OptimizerPass[] } }
-  | { ok: false; message: string }
+/** The lossless defaults: what `on` (or no header, unless the organization's default is `off`) runs. */
+export const OPTIMIZER_DEFAULT_PASSES: readonly OptimizerPass[] = ['json-compact']
 
-/** `off`, `on`, or a comma-separated list of pass names; anything else is refused. */
+export type OptimizeHeaderValue =
+  | { kind: 'default' }
+  | { kind: 'off' }
+  | { kind: 'on' }
+  | { kind: 'passes'; passes: OptimizerPass[] }
+
+export type OptimizeRequest = { ok: true; value: OptimizeHeaderValue } | { ok: false; message: string }
+
+/**
+ * `X-Mortar-Optimize`: absent, `off`, `on`, or a comma-separated list of pass names (any case,
+ * spaces around names allowed, duplicates ignored). Anything else — an empty value, an unknown
+ * name, `on`/`off` inside a list, an empty list item — is refused.
+ */
 export function parseOptimizeHeader(raw: string | undefined): OptimizeRequest {
   if (raw === undefined) return { ok: true, value: { kind: 'default' } }
   const value = raw.trim().toLowerCase()
@@ -14,12 +25,12 @@ export function parseOptimizeHeader(raw: string | undefined): OptimizeRequest {
   if (value === 'on') return { ok: true, value: { kind: 'on' } }
   const names = value.split(',').map((name) => name.trim())
   const unknown = names.filter((name) => !(OPTIMIZER_PASSES as readonly string[]).includes(name))
-  if (unknown.length > 0 || names.length === 0) {
+  if (unknown.length > 0) {
     return {
       ok: false,
       message:
         `X-Mortar-Optimize has a value Mortar doesn't recognise: ${JSON.stringify(raw.slice(0, 100))}. ` +
-        `Use off, on, or pass names from: ${OPTIMIZER_PASSES.join(', ')}.`,
+        `Use off, on, or a comma-separated list of pass names from: ${OPTIMIZER_PASSES.join(', ')}.`,
     }
   }
   return { ok: true, value: { kind: 'passes', passes: [...new Set(names)] as OptimizerPass[] } }

@@ -1,0 +1,48 @@
+import type { ChatCompletionRequest, ChatTool } from '../../shared/api/chat-request'
+import { invalidRequest } from '../errors'
+import { pythonJsonDumps } from '../tokens/python-json'
+import type { Tokenizer } from '../tokens/tokenizer'
+
+/**
+ * Stage: named tool selection (`X-Mortar-Tool-Select: named`). A client that sends its whole
+ * catalogue although it has already chosen one function (object-form `tool_choice`) gets only that
+ * function sent on — plus every tool the conversation has already called, since some model servers
+ * reject a history that calls a tool missing from `tools`. The report counts the tools as the chat
+ * template renders them, with the tokenizer prompt planning uses.
+ */
+export function selectTools(
+  request: ChatCompletionRequest,
+  header: string | undefined,
+  tokenizer: Tokenizer,
+): { request: ChatCompletionRequest; report: string | undefined } {
+  if (header === undefined) return { request, report: undefined }
+  if (header.trim().toLowerCase() !== 'named') {
+    throw invalidRequest(
+      `X-Mortar-Tool-Select has a value Mortar doesn't recognise: ${JSON.stringify(header.slice(0, 100))}. The only value is \`named\`.`,
+      'X-Mortar-Tool-Select',
+    )
+  }
+  const choice = request.toolChoice
+  if (typeof choice !== 'object') {
+    throw invalidRequest(
+      'X-Mortar-Tool-Select: named needs an object-form `tool_choice` naming the function to keep, e.g. {"type": "function", "function": {"name": "get_weather"}}.',
+      'tool_choice',
+    )
+  }
+  const calledInHistory = new Set<string>()
+  for (const message of request.messages) {
+    for (const call of message.tool_calls ?? []) calledInHistory.add(call.function.name)
+  }
+  const kept = request.tools.filter((tool) => tool.function.name === choice.function.name || calledInHistory.has(tool.function.name))
+  const before = countTools(request.tools, tokenizer)
+  const after = countTools(kept, tokenizer)
+  return {
+    request: { ...request, tools: kept },
+    report: `mode=named; tools=${request.tools.length}->${kept.length}; tokens=${before}->${after}; saved=${before - after}`,
+  }
+}
+
+/** The tools as the template's system block lists them: one JSON line per tool. */
+function countTools(tools: readonly ChatTool[], tokenizer: Tokenizer): number {
+  return tools.reduce((sum, tool) => sum + tokenizer.count('\n' + pythonJsonDumps(tool)), 0)
+}

@@ -1,0 +1,71 @@
+import type { ServerResponse } from 'node:http'
+import type { TelemetryEvent } from '../../shared/api/telemetry'
+
+export interface TelemetryFilter {
+  session?: string | undefined
+  model?: string | undefined
+}
+
+interface Subscriber {
+  org: string
+  filter: TelemetryFilter
+  res: ServerResponse
+}
+
+/** Past this much unsent output, a subscriber is too slow and is dropped. */
+export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024
+
+/**
+ * Fan-out of serving events to `GET /v1/telemetry` subscribers, scoped by organization and filtered
+ * by session and model. Publishing never waits on a subscriber: each event is one write, and a
+ * subscriber whose socket has more than SUBSCRIBER_BUFFER_LIMIT bytes unsent is told so and
+ * disconnected — a slow reader can neither grow memory without bound nor slow requests down.
+ */
+export class TelemetryBus {
+  private readonly subscribers = new Set<Subscriber>()
+
+  get size(): number {
+    return this.subscribers.size
+  }
+
+  /** How many subscribers an organization has (for tests and the status of the gateway). */
+  subscriberCount(org: string): number {
+    let count = 0
+    for (const subscriber of this.subscribers) if (subscriber.org === org) count++
+    return count
+  }
+
+  subscribe(org: string, filter: TelemetryFilter, res: ServerResponse): () => void {
+    const subscriber: Subscriber = { org, filter, res }
+    this.subscribers.add(subscriber)
+    return () => this.subscribers.delete(subscriber)
+  }
+
+  publish(event: TelemetryEvent): void {
+    if (this.subscribers.size === 0) return
+    let frame: string | undefined
+    for (const subscriber of this.subscribers) {
+      const { org, filter, res } = subscriber
+      if (org !== event.org) continue
+      if (filter.session !== undefined && filter.session !== event.session) continue
+      if (filter.model !== undefined && filter.model !== event.model) continue
+      if (res.destroyed || res.writableEnded) {
+        this.subscribers.delete(subscriber)
+        continue
+      }
+      if (res.writableLength > SUBSCRIBER_BUFFER_LIMIT) {
+        this.subscribers.delete(subscriber)
+        res.end(': dropped: this subscriber read too slowly\n\n')
+        continue
+      }
+      frame ??= `data: ${JSON.stringify(event)}\n\n`
+      res.write(frame)
+    }
+  }
+
+  /** End every subscription (shutdown), so their connections close. */
+  closeAll(): void {
+    for (const { res } of this.subscribers) if (!res.writableEnded) res.end()
+    this.subscribers.clear()
+  }
+}

@@ -9,11 +9,12 @@ import { UsageError, type CliIo } from './cli-io'
 import { defaultHome } from './home'
 
 export const SERVE_USAGE = `Usage:
-  mortar serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--home DIR] [--scripted-tps N] [--allow-host NAME]…
+  mortar serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--home DIR] [--scripted-tps N] [--allow-host NAME]… [--allow-origin ORIGIN]…
                [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-model NAME] [--optimizer shadow|on|off]
   --port 0 picks a free port; the URL is printed.
   --scripted-tps paces the scripted model (tokens per second, 0 = as fast as possible).
   --allow-host adds a name the gateway answers to besides localhost, 127.0.0.1 and [::1].
+  --allow-origin lets web pages from that origin (e.g. http://localhost:5173) call the gateway.
   --upstream serves ${DEFAULT_MODEL_ID} from a model server's OpenAI base URL (e.g.
     http://127.0.0.1:8000/v1); repeat it for replicas. Its API key, if any: $MORTAR_UPSTREAM_API_KEY.
   --upstream-timeout: seconds to wait for the server's response headers (default 120).
@@ -40,6 +41,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       home: { type: 'string' },
       'scripted-tps': { type: 'string', default: '0' },
       'allow-host': { type: 'string', multiple: true, default: [] },
+      'allow-origin': { type: 'string', multiple: true, default: [] },
       upstream: { type: 'string', multiple: true, default: [] },
       'upstream-timeout': { type: 'string' },
       'upstream-model': { type: 'string' },
@@ -63,6 +65,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     scriptedTokensPerSecond: tokensPerSecond,
     optimizerMode,
     allowedHosts: values['allow-host'],
+    allowedOrigins: values['allow-origin'],
     ...(upstream !== undefined ? { upstream } : {}),
     ...(testPingInterval(process.env) ?? {}),
     ...(env.rendererDir !== undefined ? { rendererDir: env.rendererDir } : {}),
@@ -76,6 +79,8 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
 
   io.out(`Mortar ${MORTAR_VERSION}: gateway listening on ${server.url}`)
   io.out(`  OpenAI base URL: ${server.url}/v1`)
+  // The browser UI's key for this launch only, in the fragment: browsers never send it to servers.
+  io.out(`  UI:              ${server.url}/#key=${server.keys.createEphemeral('ui')}`)
   io.out(`  Home:            ${home}`)
   for (const model of server.catalog.current().list().data) {
     io.out(`  Model:           ${model.id} (${describeDeployment(model.deployment, upstream, tokensPerSecond)})`)

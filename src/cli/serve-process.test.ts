@@ -52,7 +52,7 @@ describe('mortar serve (the real process)', () => {
   it('prints its URL and first key, serves, and on SIGINT ends live streams with [DONE] and exits 0', async () => {
     const mortar = spawnMortar(['serve', '--port', '0', '--scripted-tps', '100'])
     const [, url] = await mortar.line(/listening on (http:\/\/\S+)/)
-    const [key] = await mortar.line(/mk_live_\w+/)
+    const [, key] = await mortar.line(/^ +(mk_live_\w+)$/)
     const response = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${key}` },

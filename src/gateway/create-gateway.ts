@@ -6,6 +6,7 @@ import type { ModelCatalog } from './config/model-catalog'
 import { GatewayError } from './errors'
 import { GenerationRegistry } from './generation/generation-registry'
 import { errorHandler } from './http/error-handler'
+import { corsPolicy } from './http/cors'
 import { hostAllowList } from './http/host-allow-list'
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
 import { requestIdentity } from './http/request-identity'
@@ -31,14 +32,24 @@ export interface GatewayConfig {
   organizations?: () => Readonly<Record<string, { optimize?: 'on' | 'off' | undefined }>>
   /** Host names to answer to besides localhost, 127.0.0.1 and [::1]. */
   allowedHosts?: readonly string[]
+  /** Web origins whose pages may call the gateway (CORS), besides the gateway's own. */
+  allowedOrigins?: readonly string[]
   bodyLimitBytes?: number
   /** The built renderer, served at `/` so the UI also runs in a browser. */
   rendererDir?: string
 }
 
+export interface GatewayStats {
+  liveGenerations: number
+  dedupeGroups: number
+  telemetrySubscribers: number
+}
+
 export interface Gateway {
   /** The request handler: mount it on any node:http server. */
   app: Express
+  /** What the gateway holds right now: all zero when idle (leak checks, status). */
+  stats(): GatewayStats
   generations: GenerationRegistry
   dedupe: InFlightDedupe
   telemetry: TelemetryBus
@@ -64,6 +75,7 @@ export function createGateway(config: GatewayConfig): Gateway {
 
   app.use(requestIdentity)
   app.use(hostAllowList(config.allowedHosts ?? []))
+  app.use(corsPolicy(config.allowedOrigins ?? []))
 
   app.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok', version: MORTAR_VERSION }))
 
@@ -103,6 +115,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     generations,
     dedupe,
     telemetry,
+    stats: () => ({ liveGenerations: generations.size, dedupeGroups: dedupe.size, telemetrySubscribers: telemetry.size }),
     async drain() {
       generations.stopAll('shutdown')
       await generations.whenIdle()

@@ -10,6 +10,20 @@ import { createGateway, type Gateway, type GatewayConfig } from './create-gatewa
 export const DEFAULT_PORT = 7313
 export const DEFAULT_HOST = '127.0.0.1'
 const SHUTDOWN_GRACE_MS = 3_000
+/** Request headers above this get 431: far beyond any real client's, small enough to be harmless. */
+export const MAX_HEADER_BYTES = 32 * 1024
+
+export interface ServerTimeouts {
+  /** All request headers must arrive within this. */
+  headersMs: number
+  /** The whole request (headers and body) must arrive within this; the response is not limited. */
+  requestMs: number
+  keepAliveMs: number
+  /** How often Node sweeps connections for the two limits above (its default, 30 s, lets a slow client linger). */
+  checkIntervalMs: number
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000, checkIntervalMs: 2_000 }
 
 export interface GatewayServerOptions {
   host: string
@@ -23,6 +37,9 @@ export interface GatewayServerOptions {
   /** `--upstream …`: serve the default model from these model servers. */
   upstream?: ServeOverrides['upstream']
   allowedHosts?: readonly string[]
+  allowedOrigins?: readonly string[]
+  /** Server timeouts; the defaults suit production, tests shorten them. */
+  timeouts?: Partial<ServerTimeouts>
   /** `--optimizer`: the prompt optimizer's mode for deployments that don't set one. */
   optimizerMode?: OptimizerMode
   /** Test-only: a shorter `: ping` interval than the reference's 10 s. */
@@ -36,6 +53,8 @@ export interface GatewayServer {
   gateway: Gateway
   keys: KeyStore
   catalog: CatalogSource
+  /** Open client connections right now (leak checks). */
+  connections(): Promise<number>
   /** Stop live generations (their streams end cleanly), stop listening, and resolve when closed. */
   close(): Promise<void>
 }
@@ -56,8 +75,21 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     ...(options.onCompletion !== undefined ? { onCompletion: options.onCompletion } : {}),
     ...(options.rendererDir !== undefined ? { rendererDir: options.rendererDir } : {}),
     ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins !== undefined ? { allowedOrigins: options.allowedOrigins } : {}),
   })
-  const server = createServer(gateway.app)
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
+  const server = createServer(
+    {
+      // Slow-header (slowloris) and slow-body clients are cut; a response, however long it
+      // streams, is never timed: these limits cover receiving the request only.
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
+    gateway.app,
+  )
   await listen(server, options.port, options.host)
   const port = (server.address() as AddressInfo).port
   const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host
@@ -68,6 +100,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     gateway,
     keys,
     catalog,
+    connections: () => new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
     close: () => (closing ??= closeServer(server, gateway)),
   }
 }

@@ -35,7 +35,7 @@ export async function startTestGateway(args: string[] = [], options: { home?: st
   const server = await startServe(['--port', '0', '--home', home, ...args], io, {
     onCompletion: (record) => completions.push(record),
   })
-  const ownerKey = output.join('\n').match(/mk_live_[A-Za-z0-9]+/)?.[0]
+  const ownerKey = output.join('\n').match(/^ +(mk_live_[A-Za-z0-9]+)$/m)?.[1]
   if (ownerKey === undefined) throw new Error(`serve printed no first-run key:\n${output.join('\n')}`)
   const url = server.url
   return {

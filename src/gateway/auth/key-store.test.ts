@@ -57,3 +57,13 @@ describe('KeyStore', () => {
     expect(store.create({ name: 'k', expiresInDays: null }).record.expiresAt).toBeNull()
   })
 })
+
+describe('ephemeral keys', () => {
+  it('authenticate for this process only, and never reach the file', () => {
+    const store = new KeyStore(file)
+    const key = store.createEphemeral('ui', 'acme')
+    expect(store.authenticate(key)).toEqual({ ok: true, principal: { keyId: 'ephemeral:ui', keyName: 'ui', org: 'acme', role: 'owner' } })
+    expect(store.list()).toEqual([])
+    expect(new KeyStore(file).authenticate(key)).toEqual({ ok: false, reason: 'invalid' })
+  })
+})

@@ -49,6 +49,8 @@ interface KeyIndex {
  */
 export class KeyStore {
   private readonly keys: WatchedFile<KeyIndex>
+  /** Per-launch keys (the UI's): in memory only, gone when the process exits. */
+  private readonly ephemeral = new Map<string, Principal>()
 
   constructor(
     readonly file: string,
@@ -129,8 +131,21 @@ export class KeyStore {
     return { key, record: { ...record }, revoked }
   }
 
+  /**
+   * A key that lives as long as this process: for the desktop window and the browser UI that
+   * `mortar serve` opens. Never written to disk, so it needs no revoking.
+   */
+  createEphemeral(name: string, org: string = DEFAULT_ORG, role: Role = 'owner'): string {
+    const key = generateApiKey()
+    this.ephemeral.set(hashApiKey(key), { keyId: `ephemeral:${name}`, keyName: name, org, role })
+    return key
+  }
+
   authenticate(key: string): AuthenticationResult {
-    const record = this.keys.read({ strict: false }).byHash.get(hashApiKey(key))
+    const hash = hashApiKey(key)
+    const launchKey = this.ephemeral.get(hash)
+    if (launchKey !== undefined) return { ok: true, principal: launchKey }
+    const record = this.keys.read({ strict: false }).byHash.get(hash)
     if (record === undefined) return { ok: false, reason: 'invalid' }
     const status = keyStatus(record, this.now())
     if (status !== 'active') return { ok: false, reason: status }

@@ -20,5 +20,10 @@ export function writeFileAtomic(path: string, content: string): void {
     throw error
   }
   closeSync(fd)
-  renameSync(temp, path)
+  try {
+    renameSync(temp, path)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw error
+  }
 }

@@ -10,7 +10,7 @@ import { buildCatalog } from '../config/build-catalog'
 import { defaultConfig } from '../config/config-file'
 import { createGateway } from '../create-gateway'
 
-// Bad input gets a 4xx with the error envelope, never a 5xx, a hang or a stack trace.
+// Fuzzing: bad input gets a 4xx with the error envelope — never a 5xx, a crash, a hang or a stack trace.
 let server: Server
 let url: string
 let key: string
@@ -51,24 +51,76 @@ const body = fc.record(
   { requiredKeys: [] },
 )
 
-describe('fuzzed request bodies', () => {
-  it('answer 200 or a 4xx envelope, never a 5xx', async () => {
+/** Every reply: a documented status, the envelope on errors, no stack trace, no hang. */
+async function expectDocumentedReply(response: Response): Promise<void> {
+  const text = await response.text()
+  expect(response.status === 200 || (response.status >= 400 && response.status < 500)).toBe(true)
+  if (response.status !== 200 && response.headers.get('content-type')?.startsWith('application/json')) {
+    const envelope = JSON.parse(text) as { error: Record<string, unknown> }
+    expect(Object.keys(envelope.error).sort()).toEqual(['code', 'message', 'param', 'type'])
+  }
+  expect(text).not.toMatch(/at .*\.(ts|js):\d+/)
+}
+
+const post = (body: string, headers: Record<string, string> = {}) =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
+    body,
+    signal: AbortSignal.timeout(5_000),
+  })
+
+describe('fuzzed requests', () => {
+  it('bodies: 200 or a 4xx envelope, never a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(body, fc.anything()), async (json) => {
-        const response = await fetch(`${url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify(json) ?? 'undefined',
-        })
-        const text = await response.text()
-        expect(response.status === 200 || (response.status >= 400 && response.status < 500)).toBe(true)
-        if (response.status !== 200) {
-          const envelope = JSON.parse(text) as { error: Record<string, unknown> }
-          expect(Object.keys(envelope.error).sort()).toEqual(['code', 'message', 'param', 'type'])
-          expect(text).not.toMatch(/at .*\.ts:\d+/)
-        }
+        await expectDocumentedReply(await post(JSON.stringify(json) ?? 'undefined'))
       }),
-      { numRuns: 400 },
+      { numRuns: 1_500 },
+    )
+  })
+
+  it('headers: any value of every header Mortar reads', async () => {
+    const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 200 })
+    const headerValues = fc.record(
+      {
+        'X-Mortar-Optimize': fc.oneof(printable, fc.constantFrom('on', 'off', 'json-tool-blocks,collapse-spaces', '')),
+        'X-Mortar-Tool-Select': fc.oneof(printable, fc.constant('named')),
+        'X-Mortar-Session': printable,
+        'X-Mortar-Dedupe': fc.oneof(printable, fc.constant('in-flight')),
+        'Idempotency-Key': printable,
+        'X-Request-Id': printable,
+        Authorization: fc.oneof(printable, fc.constant(`Bearer ${key}`)),
+      },
+      { requiredKeys: [] },
+    )
+    const validBody = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], stream: false, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'function', function: { name: 'f' } } })
+    await fc.assert(
+      fc.asyncProperty(headerValues, async (headers) => {
+        await expectDocumentedReply(await post(validBody, headers))
+      }),
+      { numRuns: 800 },
+    )
+  })
+
+  it('paths and methods: the envelope for anything unknown', async () => {
+    const segment = fc.string({ unit: fc.constantFrom(...'abcxyz019-_.~%20'.split('')), maxLength: 12 })
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { maxLength: 5 }), fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), fc.boolean(), async (segments, method, underV1) => {
+        const path = (underV1 ? '/v1/' : '/') + segments.join('/')
+        const response = await fetch(`${url}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${key}` },
+          ...(method === 'GET' ? {} : { body: '{}' }),
+          signal: AbortSignal.timeout(5_000),
+        })
+        if (path.startsWith('/v1/telemetry') && method === 'GET' && response.status === 200) {
+          await response.body?.cancel()
+          return
+        }
+        await expectDocumentedReply(response)
+      }),
+      { numRuns: 800 },
     )
   })
 })

@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'unknown_route'
   | 'method_not_allowed'
   | 'host_not_allowed'
+  | 'origin_not_allowed'
   | 'idempotency_key_conflict'
   | 'upstream_error'
   | 'upstream_unavailable'

@@ -1,0 +1,57 @@
+import type { RequestHandler } from 'express'
+import { GatewayError } from '../errors'
+
+/** The response headers a page may read: every Mortar report, and the request IDs. */
+export const EXPOSED_HEADERS = [
+  'X-Mortar-Request-Id',
+  'X-Mortar-Deployment',
+  'X-Mortar-Model',
+  'X-Mortar-Upstream',
+  'X-Mortar-Session',
+  'X-Mortar-Optimizer',
+  'X-Mortar-Tool-Selector',
+  'X-Mortar-Dedupe',
+  'X-Request-Id',
+].join(', ')
+
+/**
+ * Cross-origin requests. A page may call the gateway only from an allowed origin (`--allow-origin`)
+ * or from the gateway's own origin (the UI it serves). Any other `Origin` is refused outright —
+ * not merely left without CORS headers — because a simple request would still reach the handler.
+ * Preflights reflect the requested headers (the OpenAI SDK sends `x-stainless-*` ones), and the
+ * `X-Mortar-*` reports are exposed so the page can read them. No credentials mode: keys travel in
+ * Authorization, never in cookies.
+ */
+export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
+  const allowed = new Set(allowedOrigins.map((origin) => origin.replace(/\/$/, '').toLowerCase()))
+  return (req, res, next) => {
+    const origin = req.headers.origin
+    if (origin === undefined) return next()
+    const normalized = origin.toLowerCase()
+    const sameOrigin = req.headers.host !== undefined && normalized === `http://${req.headers.host.toLowerCase()}`
+    if (!sameOrigin && !allowed.has(normalized)) {
+      return next(
+        new GatewayError({
+          status: 403,
+          type: 'invalid_request_error',
+          code: 'origin_not_allowed',
+          message: `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not allowed. Start the gateway with --allow-origin to allow a web app.`,
+          retryable: false,
+        }),
+      )
+    }
+    res.setHeader('Access-Control-Allow-Origin', origin)
+    res.setHeader('Vary', 'Origin')
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS)
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
+      const requested = req.headers['access-control-request-headers']
+      if (requested !== undefined) res.setHeader('Access-Control-Allow-Headers', requested)
+      res.setHeader('Access-Control-Max-Age', '600')
+      res.statusCode = 204
+      res.end()
+      return
+    }
+    next()
+  }
+}

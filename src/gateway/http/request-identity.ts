@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomHex } from '../random-id'
 import type { RequestHandler } from 'express'
 import { MortarHeader } from '../../shared/api/headers'
 
@@ -10,7 +10,7 @@ const CLIENT_ID_PATTERN = /^[\x21-\x7e]{1,200}$/
  */
 export const requestIdentity: RequestHandler = (req, res, next) => {
   const sent = req.headers[MortarHeader.clientRequestId]
-  const id = typeof sent === 'string' && CLIENT_ID_PATTERN.test(sent) ? sent : 'req_' + randomBytes(12).toString('hex')
+  const id = typeof sent === 'string' && CLIENT_ID_PATTERN.test(sent) ? sent : 'req_' + randomHex(12)
   res.setHeader('X-Request-Id', id)
   next()
 }

@@ -40,6 +40,12 @@ export interface CompletionRecord {
 
 export type CompletionObserver = (record: CompletionRecord) => void
 
+/**
+ * Told how a generation ended. The record is built from this only when someone consumes it: it
+ * reads the exact prompt count, which planning otherwise leaves uncounted when it can.
+ */
+export type GenerationEndObserver = (result: GenerationResult, upstream: string | undefined) => void
+
 /** The reply's usage: the model server's own when it reported one, else the gateway's count. */
 export function usageOf(context: CompletionContext, result: GenerationResult): { usage: Usage; source: UsageSource } {
   if (result.reportedUsage !== undefined) return { usage: result.reportedUsage, source: 'upstream' }

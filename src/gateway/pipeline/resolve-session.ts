@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomHex } from '../random-id'
 import { sanitizeSessionName } from '../../shared/api/headers'
 
 export interface Session {
@@ -23,5 +23,5 @@ export function affinityKeyOf(org: string, session: Session): string | undefined
 }
 
 function newSessionId(): string {
-  return 'sess_' + randomBytes(12).toString('hex')
+  return 'sess_' + randomHex(12)
 }

@@ -3,7 +3,7 @@ import type { AssistantToolCall, ChatCompletion, ToolCallDelta } from '../../sha
 import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
 import { sendJson } from '../http/send-json'
-import { completionRecord, usageOf, type CompletionContext, type CompletionObserver } from './completion-context'
+import { usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 import { planInput } from './respond-stream'
 
 /** A finished non-streaming reply: the completion object, and the model server that made it. */
@@ -22,7 +22,7 @@ export interface JsonReply {
 export async function generateJsonReply(
   context: CompletionContext,
   live: LiveGeneration,
-  onRecord: CompletionObserver | undefined,
+  onEnd: GenerationEndObserver,
   onFirstToken?: () => void,
 ): Promise<JsonReply | undefined> {
   const started = await startGeneration(context.model.backend, planInput(context), live)
@@ -39,7 +39,7 @@ export async function generateJsonReply(
     },
     onFirstToken,
   )
-  onRecord?.(completionRecord(context, result, started?.upstream))
+  onEnd(result, started?.upstream)
 
   const { outcome } = result
   if (outcome.kind === 'failed') throw outcome.error

@@ -3,13 +3,13 @@ import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
 import { ChunkEncoder } from '../sse/chunk-encoder'
 import { SseWriter } from '../sse/sse-writer'
-import { completionRecord, usageOf, type CompletionContext, type CompletionObserver } from './completion-context'
+import { usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 import { affinityKeyOf } from './resolve-session'
 
 export interface StreamOptions {
   /** How often `: ping` goes out while forwarding: 10 s, shorter only in tests. */
   pingIntervalMs: number
-  onRecord: CompletionObserver | undefined
+  onEnd: GenerationEndObserver
   onFirstToken?: () => void
 }
 
@@ -46,7 +46,7 @@ export async function respondWithStream(
       options.onFirstToken,
     )
     clearInterval(ping)
-    options.onRecord?.(completionRecord(context, result, started?.upstream))
+    options.onEnd(result, started?.upstream)
 
     const { outcome } = result
     if (outcome.kind === 'failed') {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomHex } from '../random-id'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { RequestHandler, Response } from 'express'
 import { MortarHeader } from '../../shared/api/headers'
@@ -7,7 +7,7 @@ import { principalOf } from '../auth/authenticate'
 import type { ModelCatalog } from '../config/model-catalog'
 import type { GenerationRegistry } from '../generation/generation-registry'
 import { readJsonBody } from '../http/read-json-body'
-import type { CompletionContext, CompletionObserver } from '../pipeline/completion-context'
+import { completionRecord, type CompletionContext, type CompletionObserver, type GenerationEndObserver } from '../pipeline/completion-context'
 import { parseDedupeRequest, requestFingerprint, type InFlightDedupe } from '../pipeline/in-flight-dedupe'
 import { optimizePrompt } from '../pipeline/optimize-prompt'
 import { planTokens } from '../pipeline/plan-tokens'
@@ -75,11 +75,18 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
       tool_selector: selected.report ?? null,
       dedupe,
     })
-    const onFirstToken = () =>
-      deps.telemetry.publish({ type: 'request.first_token', id: context.id, ...telemetryBase, at: new Date().toISOString(), ttft_ms: round(performance.now() - acceptedAt) })
-    const onRecord: CompletionObserver = (record) => {
+    // Events are only built when someone subscribes: the telemetry stream costs nothing otherwise.
+    const { telemetry } = deps
+    const onFirstToken = () => {
+      if (telemetry.size === 0) return
+      telemetry.publish({ type: 'request.first_token', id: context.id, ...telemetryBase, at: new Date().toISOString(), ttft_ms: round(performance.now() - acceptedAt) })
+    }
+    const onEnd: GenerationEndObserver = (result, upstream) => {
+      if (deps.onCompletion === undefined && telemetry.size === 0) return
+      const record = completionRecord(context, result, upstream)
       deps.onCompletion?.(record)
-      for (const event of completionEvents(record, performance.now() - acceptedAt, model.price)) deps.telemetry.publish(event)
+      if (telemetry.size === 0) return
+      for (const event of completionEvents(record, performance.now() - acceptedAt, model.price)) telemetry.publish(event)
     }
 
     if (dedupeRequest !== undefined) {
@@ -91,7 +98,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
       const participation = deps.dedupe.join(principal.org, dedupeRequest.key, fingerprint, context.id, () => {
         const live = deps.generations.register(context.id, principal.org)
         return {
-          reply: generateJsonReply(context, live, onRecord, onFirstToken),
+          reply: generateJsonReply(context, live, onEnd, onFirstToken),
           abort: () => deps.generations.abort(context.id, 'client_disconnected'),
           release: () => live.release(),
         }
@@ -99,21 +106,21 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
       res.setHeader('X-Mortar-Dedupe', participation.role)
       // Shared responses intentionally carry the leader's completion ID.
       res.setHeader('X-Mortar-Request-Id', participation.id)
-      deps.telemetry.publish(accepted(participation.id, participation.role))
+      if (telemetry.size > 0) telemetry.publish(accepted(participation.id, participation.role))
       whenClientLeaves(res, participation.leave)
       sendJsonReply(res, await participation.reply)
       return
     }
 
     const live = deps.generations.register(context.id, principal.org)
-    deps.telemetry.publish(accepted(context.id, null))
+    if (telemetry.size > 0) telemetry.publish(accepted(context.id, null))
     // Closing the connection stops the generation, in both phases: before the first byte and mid-stream.
     const stopOnLeave = whenClientLeaves(res, () => deps.generations.abort(context.id, 'client_disconnected'))
     try {
       if (request.stream) {
-        await respondWithStream(res, context, live, { pingIntervalMs: deps.pingIntervalMs, onRecord, onFirstToken })
+        await respondWithStream(res, context, live, { pingIntervalMs: deps.pingIntervalMs, onEnd, onFirstToken })
       } else {
-        sendJsonReply(res, await generateJsonReply(context, live, onRecord, onFirstToken))
+        sendJsonReply(res, await generateJsonReply(context, live, onEnd, onFirstToken))
       }
     } finally {
       stopOnLeave()
@@ -143,5 +150,5 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /** `chatcmpl-` and 24 hexadecimal characters, as the reference specifies. */
 export function newCompletionId(): string {
-  return 'chatcmpl-' + randomBytes(12).toString('hex')
+  return 'chatcmpl-' + randomHex(12)
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomHex } from '../../random-id'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { GenerationEvent, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
 import { emptyArgumentsFor } from './empty-arguments'
@@ -72,5 +72,5 @@ export class ScriptedBackend implements ModelBackend {
 }
 
 export function newToolCallId(): string {
-  return 'call_' + randomBytes(12).toString('hex')
+  return 'call_' + randomHex(12)
 }

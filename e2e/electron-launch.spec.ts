@@ -6,6 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { _electron as electron, expect, test } from '@playwright/test'
+import OpenAI from 'openai'
+import { ipcChannels, ipcMethodName } from '../src/shared/ipc'
 
 const REPO_ROOT = resolve(__dirname, '..')
 const ELECTRON_PACKAGE_DIR = join(REPO_ROOT, 'node_modules', 'electron')
@@ -20,7 +22,7 @@ function installedElectronBinary(): string | undefined {
 
 const electronBinary = installedElectronBinary()
 
-test('the desktop app opens a window showing the placeholder', async () => {
+test('the desktop app opens a connected window; a key created in Settings works from the SDK', async () => {
   test.skip(
     electronBinary === undefined,
     'Electron binary not installed on this machine (no download possible)',
@@ -46,12 +48,33 @@ test('the desktop app opens a window showing the placeholder', async () => {
     const page = await app.firstWindow()
     await expect(page).toHaveTitle('Mortar')
     await expect(page.getByTestId('gateway-status')).toHaveText('Gateway: ok')
-    // The preload's API is there, and only as named methods.
+    // Connected with the window's own key, over IPC: no prompt.
+    await expect(page.getByTestId('nav-playground')).toBeVisible()
+    // The preload's API is there, and only as the named methods of the channel map.
     const exposed = await page.evaluate(() => {
       const api = (globalThis as { mortar?: object }).mortar
-      return api === undefined ? null : Object.keys(api)
+      return api === undefined ? null : Object.keys(api).sort()
     })
-    expect(exposed).toEqual(['gatewayGetInfo'])
+    expect(exposed).toEqual(ipcChannels.map((channel) => ipcMethodName(channel)).sort())
+
+    // A streamed request in the playground.
+    await page.getByTestId('send-button').click()
+    await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished')
+
+    // Settings: the gateway section and key management are there; a new key works from the SDK.
+    await page.getByTestId('nav-settings').click()
+    await expect(page.getByTestId('settings-gateway')).toBeVisible()
+    await page.getByTestId('key-name').fill('sdk-from-settings')
+    await page.getByTestId('key-create').click()
+    const key = (await page.getByTestId('key-revealed-value').textContent()) ?? ''
+    expect(key).toMatch(/^mk_live_[A-Za-z0-9]{40}$/)
+    const baseURL = (await page.getByTestId('base-url').textContent()) ?? ''
+    const client = new OpenAI({ baseURL, apiKey: key, maxRetries: 0 })
+    const completion = await client.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], model: 'Qwen/Qwen2.5-7B-Instruct', stream: false })
+    expect(completion.choices[0]?.message.content).toBe('hi')
+    await page.getByTestId('key-row').filter({ hasText: 'sdk-from-settings' }).getByTestId('key-revoke').click()
+    await expect(page.getByTestId('key-row').filter({ hasText: 'sdk-from-settings' })).toHaveAttribute('data-status', 'revoked')
+    await expect(client.models.list()).rejects.toThrow(/401/)
   } finally {
     await app.close()
     await rm(userData, { recursive: true, force: true })

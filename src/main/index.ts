@@ -1,170 +1,168 @@
-// Electron main process: owns the gateway's lifetime and one window onto it.
+// Electron main process: owns the gateway's lifetime, one window onto it, and a tray icon.
 //
 // The UI is an ordinary web page served by the gateway (the same page a browser gets from
-// `mortar serve`), so this file's job is mostly containment: the window runs sandboxed with
-// no Node, may not navigate or open windows outside the app's origin, gets a CSP header,
-// and only the app's own page may call the few IPC channels declared in src/shared/ipc.ts.
+// `mortar serve`), so this file's job is mostly containment and lifecycle: the window runs
+// sandboxed with no Node (window.ts), and only the app's own page may call the IPC channels of
+// src/shared/ipc.ts, through the guard in ipc-handlers.ts. The window gets a per-launch key
+// (in memory only) over IPC, never in a URL.
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { app, BrowserWindow, dialog, ipcMain, session, type IpcMainInvokeEvent } from 'electron'
-import { startGatewayServer } from '../gateway/server'
-import {
-  ipcChannels,
-  type GatewayInfo,
-  type IpcArgs,
-  type IpcChannel,
-  type IpcResult,
-} from '../shared/ipc'
+import { app, BrowserWindow, dialog, ipcMain } from 'electron'
+import { startGatewayServer, type GatewayServer } from '../gateway/server'
+import type { DesktopSettings } from '../shared/desktop-settings'
+import { ipcChannels, type GatewayInfo } from '../shared/ipc'
+import { gatewayOptions, isPortInUse, portFromEnv, type GatewayPaths } from './gateway-options'
+import { createIpcDispatcher, createIpcHandlers, isSameOrigin } from './ipc-handlers'
+import { checkModelServer } from './model-server-check'
+import { SettingsFile } from './settings-file'
+import { MortarTray } from './tray'
+import type { TrayState } from './tray-state'
+import { createWindow, focusWindow, guardNavigation, installContentSecurityPolicy } from './window'
 
-// Loopback only: the gateway is a local tool and must never be reachable from the network.
-const GATEWAY_HOST = '127.0.0.1'
-const DEFAULT_GATEWAY_PORT = 7313
 // A close that waits on a long-lived stream must not keep the app from quitting.
 const GATEWAY_CLOSE_TIMEOUT_MS = 3_000
+const TRAY_REFRESH_MS = 2_000
 
-// Keep in step with the meta tag in src/renderer/index.html. Both apply (the stricter wins);
-// the header exists because some directives (frame-ancestors) only work from a header.
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "connect-src 'self' http://127.0.0.1:* http://localhost:*",
-  "style-src 'self' 'unsafe-inline'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'none'",
-].join('; ')
+const settingsFile = new SettingsFile(join(app.getPath('userData'), 'settings.json'), (message) =>
+  console.warn(`Mortar: ${message}`),
+)
 
-type Gateway = Awaited<ReturnType<typeof startGatewayServer>>
-type IpcHandlers = {
-  [C in IpcChannel]: (...args: IpcArgs<C>) => IpcResult<C> | Promise<IpcResult<C>>
-}
-
-let gateway: Gateway | null = null
-let gatewayInfo: GatewayInfo = { url: '', ok: false }
+let gateway: GatewayServer | null = null
+let gatewayInfo: GatewayInfo = { url: '', ok: false, key: null, error: null }
+let trayState: TrayState = { status: 'starting', url: '', live: 0 }
 let mainWindow: BrowserWindow | null = null
+let tray: MortarTray | null = null
+let quitting = false
 // Origin of the page the window shows: the gateway in production, Vite's server in dev.
 // Empty until startup has chosen it, so nothing counts as "ours" before then.
 let appOrigin = ''
+let rendererUrl = ''
 
-// Typed as a full map over IpcChannels, so a new channel does not compile until handled here.
-const ipcHandlers: IpcHandlers = {
-  'gateway:get-info': () => gatewayInfo,
-}
+const isAppUrl = (url: string): boolean => isSameOrigin(url, appOrigin)
 
-function isAppUrl(url: string): boolean {
-  if (appOrigin === '') return false
-  try {
-    return new URL(url).origin === appOrigin
-  } catch {
-    return false
-  }
-}
-
-// Any frame in any webContents can invoke a channel; only our own page may be answered.
-// Arguments arrive from the renderer unchecked at runtime: a channel that takes any must
-// validate them in its handler.
-function registerIpcHandlers(handlers: IpcHandlers): void {
-  for (const channel of ipcChannels) {
-    const handler = handlers[channel] as (...args: unknown[]) => unknown
-    ipcMain.handle(channel, (event: IpcMainInvokeEvent, ...args: unknown[]) => {
-      const senderUrl = event.senderFrame?.url
-      if (senderUrl === undefined || !isAppUrl(senderUrl)) {
-        throw new Error(`Refused IPC '${channel}' from ${senderUrl ?? 'a closed frame'}`)
-      }
-      return handler(...args)
-    })
-  }
-}
-
-// Appended to (never replacing) any CSP the gateway sends: policies intersect, so this can
-// only tighten what the page may do.
-function installContentSecurityPolicy(): void {
-  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    if (!isAppUrl(details.url)) {
-      callback({})
-      return
-    }
-    const headers = { ...details.responseHeaders }
-    const name =
-      Object.keys(headers).find((key) => key.toLowerCase() === 'content-security-policy') ??
-      'Content-Security-Policy'
-    headers[name] = [...(headers[name] ?? []), CONTENT_SECURITY_POLICY]
-    callback({ responseHeaders: headers })
-  })
-}
-
-// Applied to every webContents ever created (not just our window), so nothing can be
-// steered to a remote page that would then run with the preload's API.
-function guardNavigation(): void {
-  app.on('web-contents-created', (_event, contents) => {
-    contents.on('will-navigate', (event) => {
-      if (!isAppUrl(event.url)) event.preventDefault()
-    })
-    contents.setWindowOpenHandler(() => ({ action: 'deny' }))
-  })
-}
-
-function createWindow(rendererUrl: string): BrowserWindow {
-  const window = new BrowserWindow({
-    width: 1100,
-    height: 760,
-    title: 'Mortar',
-    show: false, // shown on ready-to-show, to avoid a blank flash
-    icon: join(__dirname, '../../resources/icon.png'),
-    autoHideMenuBar: true,
-    webPreferences: {
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      preload: join(__dirname, '../preload/index.js'),
+function registerIpc(): void {
+  const handlers = createIpcHandlers({
+    gatewayInfo: () => gatewayInfo,
+    keys: () => gateway?.keys ?? null,
+    settings: settingsFile,
+    testModelServer: (url) => checkModelServer(url),
+    relaunch: () => {
+      app.relaunch()
+      app.quit()
     },
   })
-  window.once('ready-to-show', () => window.show())
+  const dispatch = createIpcDispatcher(handlers, isAppUrl, (message) => console.warn(`Mortar: ${message}`))
+  for (const channel of ipcChannels) {
+    ipcMain.handle(channel, (event, ...args: unknown[]) =>
+      dispatch(channel, { url: event.senderFrame?.url, isMainFrame: event.senderFrame?.parent === null }, args),
+    )
+  }
+}
+
+function openWindow(): void {
+  if (rendererUrl === '') return
+  if (mainWindow !== null && !mainWindow.isDestroyed()) {
+    focusWindow(mainWindow)
+    return
+  }
+  const window = createWindow(rendererUrl)
   window.on('closed', () => {
     if (mainWindow === window) mainWindow = null
   })
-  window.loadURL(rendererUrl).catch((error: unknown) => {
-    console.error(`Mortar: could not load ${rendererUrl}:`, error)
-  })
-  return window
+  mainWindow = window
 }
 
-function gatewayPort(): number {
-  // MORTAR_PORT lets a second copy (or a test) run beside the default one; 0 picks a free port.
-  const port = Number(process.env.MORTAR_PORT ?? DEFAULT_GATEWAY_PORT)
-  return Number.isInteger(port) && port >= 0 && port <= 65_535 ? port : DEFAULT_GATEWAY_PORT
+function setTrayState(state: Partial<TrayState>): void {
+  trayState = { ...trayState, ...state }
+  tray?.update(trayState)
+}
+
+function createTray(): void {
+  try {
+    tray = new MortarTray({ open: openWindow, quit: () => app.quit() })
+    tray.update(trayState)
+    setInterval(() => setTrayState({ live: gateway?.gateway.generations.size ?? 0 }), TRAY_REFRESH_MS).unref()
+  } catch (error) {
+    // Some Linux desktops have no tray; the app then quits when its window closes.
+    console.warn('Mortar: no tray icon:', error)
+    tray = null
+  }
+}
+
+/**
+ * Starts the gateway on the configured port. When the port is taken (by `mortar serve`, another
+ * user's Mortar, or anything else), asks whether to use a free port instead, once or from now on.
+ */
+async function startGateway(settings: DesktopSettings, paths: GatewayPaths): Promise<GatewayServer | null> {
+  const port = portFromEnv(process.env) ?? settings.gateway.port
+  const { host } = settings.gateway
+  const start = (p: number) => startGatewayServer(gatewayOptions(settings.gateway, paths, process.env, p))
+  try {
+    return await start(port)
+  } catch (error) {
+    if (!isPortInUse(error)) {
+      failedToStart(`${host}:${port}`, error)
+      return null
+    }
+  }
+  const { response } = await dialog.showMessageBox({
+    type: 'warning',
+    title: 'Mortar',
+    message: `Port ${port} on ${host} is already in use.`,
+    detail:
+      'Another program is listening there: perhaps `mortar serve`, or a Mortar started by another user. ' +
+      'Mortar can start on a free port instead. IDE tools set up for the old port will then need the new URL ' +
+      '(Settings shows it). You can also pick a port in Settings.',
+    buttons: ['Use a free port this time', 'Use a free port from now on', 'Quit'],
+    defaultId: 0,
+    cancelId: 2,
+    noLink: true,
+  })
+  if (response === 2) return null
+  try {
+    const server = await start(0)
+    if (response === 1) settingsFile.write({ ...settings, gateway: { ...settings.gateway, port: server.port } })
+    return server
+  } catch (error) {
+    failedToStart(`${host} (any free port)`, error)
+    return null
+  }
+}
+
+function failedToStart(where: string, error: unknown): void {
+  const reason = error instanceof Error ? error.message : String(error)
+  gatewayInfo = { ...gatewayInfo, ok: false, error: reason }
+  setTrayState({ status: 'failed' })
+  dialog.showErrorBox('Mortar could not start', `The local gateway did not start on ${where}.\n\n${reason}`)
 }
 
 async function start(): Promise<void> {
   // Set by `electron-vite dev`: the renderer then comes from Vite (hot reload), not the gateway.
   const devRendererUrl = process.env.ELECTRON_RENDERER_URL || undefined
-  const port = gatewayPort()
-  try {
-    gateway = await startGatewayServer({
-      host: GATEWAY_HOST,
-      port,
-      home: join(app.getPath('userData'), 'home'),
-      ...(devRendererUrl === undefined ? { rendererDir: join(__dirname, '../renderer') } : {}),
-    })
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    dialog.showErrorBox(
-      'Mortar could not start',
-      `The local gateway did not start on ${GATEWAY_HOST}:${port}.\n\n${reason}`,
-    )
+  const settings = settingsFile.read()
+  createTray()
+  const server = await startGateway(settings, {
+    userData: app.getPath('userData'),
+    rendererDir: devRendererUrl === undefined ? join(__dirname, '../renderer') : undefined,
+    devRendererUrl,
+  })
+  if (server === null) {
     app.quit()
     return
   }
-  gatewayInfo = { url: gateway.url, ok: true }
+  gateway = server
+  gatewayInfo = { url: server.url, ok: true, key: server.keys.createEphemeral('desktop'), error: null }
+  setTrayState({ status: 'running', url: server.url })
 
-  const rendererUrl = devRendererUrl ?? new URL('/', gateway.url).href
+  rendererUrl = devRendererUrl ?? new URL('/', server.url).href
   appOrigin = new URL(rendererUrl).origin
-  installContentSecurityPolicy()
-  registerIpcHandlers(ipcHandlers)
-  mainWindow = createWindow(rendererUrl)
+  installContentSecurityPolicy(isAppUrl)
+  registerIpc()
+  openWindow()
 
   // macOS keeps the app alive without windows; clicking the dock icon brings one back.
   app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(rendererUrl)
+    if (BrowserWindow.getAllWindows().length === 0) openWindow()
   })
 }
 
@@ -172,25 +170,29 @@ async function start(): Promise<void> {
 if (!app.requestSingleInstanceLock()) {
   app.quit()
 } else {
-  app.on('second-instance', () => {
-    if (mainWindow === null) return
-    if (mainWindow.isMinimized()) mainWindow.restore()
-    mainWindow.focus()
-  })
-
-  guardNavigation()
+  app.on('second-instance', openWindow)
+  guardNavigation(isAppUrl)
 
   app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit()
+    if (process.platform === 'darwin') return
+    // With a tray, the gateway keeps serving IDE tools; the tray's Quit ends it.
+    if (!quitting && tray !== null && settingsFile.read().ui.keepRunningInTray) return
+    app.quit()
   })
 
-  // 'before-quit' cannot await, so hold the first quit, close the gateway, then quit again.
+  // 'before-quit' cannot await, so hold the first quit, stop live streams and close the
+  // gateway (server.close() ends each stream cleanly), then quit again.
   let closingGateway = false
   app.on('before-quit', (event) => {
-    if (gateway === null) return
+    quitting = true
+    if (gateway === null) {
+      tray?.destroy()
+      return
+    }
     event.preventDefault()
     if (closingGateway) return
     closingGateway = true
+    setTrayState({ status: 'stopping' })
     const closing = gateway.close().catch((error: unknown) => {
       console.error('Mortar: the gateway did not close cleanly:', error)
     })

@@ -1,18 +1,69 @@
 // The one contract between the Electron main process and the renderer. Main's handlers
-// (src/main/ipc.ts) and the preload's API (src/preload/index.ts) are both typed from
-// `IpcChannels`, so adding a channel here is the only place a signature is written.
-// Pure TS: imported by main, preload and renderer alike.
+// (src/main/ipc-handlers.ts) and the preload's API (src/preload/index.ts) are both typed from
+// `IpcChannels`, and main validates every channel's arguments with the schemas in
+// ipc-validation.ts, which must cover this map. Pure TS and free of packages: the sandboxed
+// preload bundles this file and can load nothing but electron (type-only imports are erased).
+import type { DesktopSettings } from './desktop-settings'
 
 export interface GatewayInfo {
   /** Base URL of the local gateway, without a trailing slash, e.g. http://127.0.0.1:7313 */
   url: string
   /** Whether the gateway started; false when it failed (the URL is then where it would be). */
   ok: boolean
+  /** This launch's key for the window (in memory only, owner of the default organization). */
+  key: string | null
+  /** Why the gateway is not running, when it is not. */
+  error: string | null
+}
+
+/** An API key as the settings page lists it: never the key or its hash. */
+export interface ApiKeySummary {
+  id: string
+  name: string
+  org: string
+  role: 'owner' | 'admin' | 'member'
+  /** `mk_live_AbCd…wxYz` */
+  hint: string
+  createdAt: string
+  expiresAt: string | null
+  revokedAt: string | null
+  rotatedFrom: string | null
+}
+
+export interface CreateApiKeyRequest {
+  name: string
+  role: ApiKeySummary['role']
+  /** Days until it expires, or null for never. */
+  expiresInDays: number | null
+}
+
+/** A new key: shown once, never stored in clear. */
+export interface CreatedApiKey {
+  key: string
+  record: ApiKeySummary
+}
+
+export interface ModelServerCheck {
+  ok: boolean
+  /** HTTP status of GET {url}/models, or null when it could not be reached. */
+  status: number | null
+  /** The model IDs it lists. */
+  models: string[]
+  message: string
 }
 
 /** Every invoke-style channel: its arguments (as a tuple) and the value it resolves to. */
 export interface IpcChannels {
   'gateway:get-info': { args: []; result: GatewayInfo }
+  'settings:get': { args: []; result: DesktopSettings }
+  'settings:set': { args: [settings: DesktopSettings]; result: DesktopSettings }
+  'settings:test-model-server': { args: [url: string]; result: ModelServerCheck }
+  'keys:list': { args: []; result: ApiKeySummary[] }
+  'keys:create': { args: [request: CreateApiKeyRequest]; result: CreatedApiKey }
+  'keys:revoke': { args: [id: string]; result: ApiKeySummary }
+  'keys:rotate': { args: [id: string]; result: CreatedApiKey }
+  /** Restart the app, so gateway settings (port, address, model servers) take effect. */
+  'app:relaunch': { args: []; result: null }
 }
 
 export type IpcChannel = keyof IpcChannels
@@ -20,11 +71,28 @@ export type IpcArgs<C extends IpcChannel> = IpcChannels[C]['args']
 export type IpcResult<C extends IpcChannel> = IpcChannels[C]['result']
 
 /** The channels as a runtime list, for code that must iterate them (preload, main). */
-export const ipcChannels = ['gateway:get-info'] as const satisfies readonly IpcChannel[]
+export const ipcChannels = [
+  'gateway:get-info',
+  'settings:get',
+  'settings:set',
+  'settings:test-model-server',
+  'keys:list',
+  'keys:create',
+  'keys:revoke',
+  'keys:rotate',
+  'app:relaunch',
+] as const satisfies readonly IpcChannel[]
 
 // Fails to compile when a channel is added to `IpcChannels` but not to `ipcChannels`.
 type UnlistedChannel = Exclude<IpcChannel, (typeof ipcChannels)[number]>
 const _everyChannelListed: [UnlistedChannel] extends [never] ? true : UnlistedChannel = true
+
+/**
+ * What actually crosses the process boundary. Electron turns a rejected handler into an Error
+ * whose message is prefixed with "Error invoking remote method …" and loses everything else;
+ * an envelope carries the handler's own message, and the preload's API unwraps it.
+ */
+export type IpcEnvelope<T> = { ok: true; value: T } | { ok: false; error: string }
 
 // 'gateway:get-info' -> 'gatewayGetInfo'. The type and `ipcMethodName` below must agree;
 // ipc.test.ts checks both.
@@ -46,6 +114,11 @@ export type MortarDesktopApi = {
   readonly [C in IpcChannel as IpcMethodName<C>]: (...args: IpcArgs<C>) => Promise<IpcResult<C>>
 }
 
+function isEnvelope(value: unknown): value is IpcEnvelope<unknown> {
+  if (typeof value !== 'object' || value === null || !('ok' in value)) return false
+  return value.ok === true ? 'value' in value : value.ok === false && 'error' in value && typeof value.error === 'string'
+}
+
 /**
  * Builds the desktop API from the channel list. `invoke` is `ipcRenderer.invoke` in the
  * preload; taking it as a parameter keeps this module free of electron and testable.
@@ -54,7 +127,16 @@ export function createDesktopApi(
   invoke: (channel: IpcChannel, ...args: unknown[]) => Promise<unknown>,
 ): MortarDesktopApi {
   const entries = ipcChannels.map(
-    (channel) => [ipcMethodName(channel), (...args: unknown[]) => invoke(channel, ...args)] as const,
+    (channel) =>
+      [
+        ipcMethodName(channel),
+        async (...args: unknown[]) => {
+          const reply = await invoke(channel, ...args)
+          if (!isEnvelope(reply)) throw new Error(`IPC '${channel}' answered without an envelope.`)
+          if (!reply.ok) throw new Error(reply.error)
+          return reply.value
+        },
+      ] as const,
   )
   // The cast is sound: one entry per channel, named by ipcMethodName, forwarding its args.
   return Object.fromEntries(entries) as unknown as MortarDesktopApi

@@ -1,6 +1,8 @@
+import './lib/zod-config'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
+import './styles.css'
 
 const container = document.getElementById('root')
 if (container === null) throw new Error('index.html has no #root element')

@@ -1,0 +1,84 @@
+import { expect, test } from '@playwright/test'
+import OpenAI from 'openai'
+import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
+import { openUi, saveScreenshot, words } from './fixtures/ui'
+
+let server: MortarServer
+
+test.beforeAll(async () => {
+  server = await startMortarServer({ args: ['--scripted-tps', '20'] })
+})
+
+test.afterAll(async () => {
+  await server?.stop()
+})
+
+test('a request from the openai SDK shows up live in Traffic, and Stop there ends it', async ({ page }, testInfo) => {
+  await openUi(page, server)
+  await page.getByTestId('nav-traffic').click()
+  await expect(page.getByTestId('traffic-connection')).toHaveAttribute('data-state', 'live')
+
+  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: await server.uiKey(), maxRetries: 0 })
+  const stream = await client.chat.completions.create(
+    { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: words(300) }], stream: true },
+    { headers: { 'X-Mortar-Session': 'sdk-agent' } },
+  )
+  let received = ''
+  const reading = (async () => {
+    for await (const chunk of stream) received += chunk.choices[0]?.delta?.content ?? ''
+  })()
+
+  const row = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-session').filter({ hasText: 'sdk-agent' }) })
+  await expect(row).toHaveAttribute('data-status', 'running')
+  await expect(row.getByTestId('traffic-source')).toHaveText('other client')
+  await expect(page.getByTestId('running-count')).toHaveText('1 running')
+  await saveScreenshot(page, testInfo, 'traffic-running')
+  await row.getByTestId('traffic-stop').click()
+
+  await reading // the SDK's stream ends (with [DONE], no finish chunk)
+  expect(received.length).toBeGreaterThan(0)
+  expect(received.length).toBeLessThan(words(300).length)
+  await expect(row).toHaveAttribute('data-status', 'stopped')
+
+  // A second, non-streamed request with fetch: finished, with its usage.
+  const response = await fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await server.uiKey()}`, 'X-Mortar-Session': 'script' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], stream: false }),
+  })
+  expect(response.status).toBe(200)
+  const scripted = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-session').filter({ hasText: 'script' }) })
+  await expect(scripted).toHaveAttribute('data-status', 'finished')
+  await expect(page.getByTestId('traffic-row')).toHaveCount(2)
+
+  // Filters, and the detail of a request another client made: its events and reports.
+  await page.getByTestId('traffic-filter-session').fill('sdk')
+  await expect(page.getByTestId('traffic-row')).toHaveCount(1)
+  await row.click()
+  await expect(page.getByTestId('traffic-detail')).toContainText('request.stopped')
+  await expect(page.getByTestId('traffic-detail').getByTestId('optimizer-report')).toBeVisible()
+  await saveScreenshot(page, testInfo, 'traffic')
+})
+
+test("the window's own requests in Traffic open in the inspector and the playground", async ({ page }) => {
+  await openUi(page, server)
+  await page.getByTestId('message-0-content').fill('from the window')
+  await page.getByTestId('header-session').fill('window-session')
+  await page.getByTestId('send-button').click()
+  await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished', { timeout: 15_000 })
+
+  await page.getByTestId('message-0-content').fill('changed since')
+  await page.getByTestId('nav-traffic').click()
+  const row = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-session').filter({ hasText: 'window-session' }) })
+  await expect(row).toHaveAttribute('data-status', 'finished')
+  await expect(row.getByTestId('traffic-source')).toHaveText('this window')
+  await row.click()
+  await page.getByTestId('traffic-open-inspector').click()
+  await expect(page.getByTestId('request-id')).toHaveText(/^chatcmpl-/)
+  await page.getByTestId('nav-traffic').click()
+  await row.click()
+  await page.getByTestId('traffic-open-playground').click()
+  await expect(page.getByTestId('message-0-content')).toHaveValue('from the window')
+  await expect(page.getByTestId('header-session')).toHaveValue('window-session')
+  await expect(page.getByTestId('inspector')).toBeVisible()
+})

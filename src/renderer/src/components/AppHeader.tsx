@@ -1,0 +1,42 @@
+import type { GatewayHealth } from '../hooks/use-gateway-health'
+import { Tabs } from './common/Tabs'
+
+export type View = 'playground' | 'traffic' | 'settings'
+
+const VIEWS: ReadonlyArray<{ id: View; label: string }> = [
+  { id: 'playground', label: 'Playground' },
+  { id: 'traffic', label: 'Traffic' },
+  { id: 'settings', label: 'Settings' },
+]
+
+const healthLabel: Record<GatewayHealth, string> = {
+  checking: 'Gateway: checking…',
+  ok: 'Gateway: ok',
+  unreachable: 'Gateway: unreachable',
+}
+
+interface AppHeaderProps {
+  health: GatewayHealth
+  view: View
+  onView(view: View): void
+  showNav: boolean
+  running: number
+}
+
+export function AppHeader({ health, view, onView, showNav, running }: AppHeaderProps) {
+  return (
+    <header className="app-header">
+      <h1>Mortar</h1>
+      {showNav ? <Tabs tabs={VIEWS} active={view} onSelect={onView} testIdPrefix="nav" /> : null}
+      <span className="spacer" />
+      {showNav && running > 0 ? (
+        <span className="chip" data-testid="running-count">
+          {running} running
+        </span>
+      ) : null}
+      <span className={`health health--${health}`} data-testid="gateway-status" data-health={health}>
+        {healthLabel[health]}
+      </span>
+    </header>
+  )
+}

@@ -1,0 +1,44 @@
+import { useState } from 'react'
+
+interface KeyPromptProps {
+  problem: string | null
+  onSubmit(key: string): void
+}
+
+/** A browser tab opened without the `#key=` fragment `mortar serve` prints. */
+export function KeyPrompt({ problem, onSubmit }: KeyPromptProps) {
+  const [key, setKey] = useState('')
+  return (
+    <form
+      className="key-prompt"
+      data-testid="key-prompt"
+      onSubmit={(e) => {
+        e.preventDefault()
+        if (key.trim() !== '') onSubmit(key.trim())
+      }}
+    >
+      <h2>Connect to this gateway</h2>
+      <p>
+        Open the <strong>UI</strong> link <code>mortar serve</code> printed (it carries a key for this launch), or paste an API
+        key. It is kept in this tab only, until the tab closes.
+      </p>
+      <input
+        type="password"
+        autoComplete="off"
+        placeholder="mk_live_…"
+        value={key}
+        onChange={(e) => setKey(e.target.value)}
+        aria-label="API key"
+        data-testid="key-input"
+      />
+      <button type="submit" className="button button--primary" disabled={key.trim() === ''} data-testid="key-submit">
+        Connect
+      </button>
+      {problem !== null ? (
+        <p className="field__problem" role="alert" data-testid="key-error">
+          {problem}
+        </p>
+      ) : null}
+    </form>
+  )
+}

@@ -1,0 +1,64 @@
+import { useMemo, useState } from 'react'
+import type { RecordedExchange } from '../../../../shared/inspector/exchange'
+import { toCurl, toJsonl, toOpenAiSdkTypeScript } from '../../../../shared/inspector/exports'
+import type { StreamFrame } from '../../../../shared/inspector/stream-frames'
+import { CopyButton } from '../common/CopyButton'
+
+type Format = 'curl' | 'jsonl' | 'sdk'
+
+const FORMATS: ReadonlyArray<{ id: Format; label: string; file: string; type: string }> = [
+  { id: 'curl', label: 'curl', file: 'request.sh', type: 'text/x-shellscript' },
+  { id: 'jsonl', label: 'Frames (JSONL)', file: 'frames.jsonl', type: 'application/jsonl' },
+  { id: 'sdk', label: 'OpenAI SDK (TypeScript)', file: 'request.ts', type: 'text/typescript' },
+]
+
+interface ExportPanelProps {
+  exchange: RecordedExchange
+  frames: readonly StreamFrame[]
+  frameCount: number
+}
+
+function download(text: string, file: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }))
+  const link = document.createElement('a')
+  link.href = url
+  link.download = file
+  link.click()
+  setTimeout(() => URL.revokeObjectURL(url), 1_000)
+}
+
+/** The request as curl or SDK code (the key comes from $MORTAR_API_KEY), the frames as JSONL. */
+export function ExportPanel({ exchange, frames, frameCount }: ExportPanelProps) {
+  const [format, setFormat] = useState<Format>('curl')
+  const text = useMemo(() => {
+    if (format === 'curl') return toCurl(exchange.request)
+    if (format === 'sdk') return toOpenAiSdkTypeScript(exchange.request)
+    return toJsonl(frames.slice(0, frameCount))
+  }, [format, exchange.request, frames, frameCount])
+  const current = FORMATS.find((f) => f.id === format) ?? FORMATS[0]!
+  return (
+    <div className="export">
+      <div className="export__bar">
+        {FORMATS.map((f) => (
+          <button
+            key={f.id}
+            type="button"
+            className={`button button--small ${f.id === format ? 'button--active' : ''}`}
+            onClick={() => setFormat(f.id)}
+            data-testid={`export-${f.id}`}
+          >
+            {f.label}
+          </button>
+        ))}
+        <span className="spacer" />
+        <CopyButton text={text} testId="export-copy" />
+        <button type="button" className="button button--small" onClick={() => download(text, current.file, current.type)} data-testid="export-download">
+          Download {current.file}
+        </button>
+      </div>
+      <pre className="code export__text" data-testid="export-output" data-format={format}>
+        {text}
+      </pre>
+    </div>
+  )
+}

@@ -1,0 +1,131 @@
+import { useState } from 'react'
+import { MortarHeader } from '../../../../shared/api/headers'
+import { exchangeMetrics, headerValue, isEventStream, isRunning } from '../../../../shared/inspector/exchange'
+import type { ExchangeSnapshot, StopState } from '../../lib/exchange-run'
+import { Tabs } from '../common/Tabs'
+import { ExportPanel } from './ExportPanel'
+import { FrameDetail } from './FrameDetail'
+import { FrameList } from './FrameList'
+import { HeadersTable } from './HeadersTable'
+import { MetricsBar } from './MetricsBar'
+import { OutcomeBadge } from './OutcomeBadge'
+import { ParsedView } from './ParsedView'
+import { OptimizerReportView, ToolSelectorReportView } from './ReportViews'
+import { Timeline } from './Timeline'
+
+type Section = 'reports' | 'headers' | 'request' | 'export'
+const SECTIONS: ReadonlyArray<{ id: Section; label: string }> = [
+  { id: 'reports', label: 'Reports' },
+  { id: 'headers', label: 'Headers' },
+  { id: 'request', label: 'Request body' },
+  { id: 'export', label: 'Export' },
+]
+
+function stopText(stop: StopState): string | null {
+  switch (stop.kind) {
+    case 'idle':
+      return null
+    case 'requesting':
+      return 'Stop requested…'
+    case 'failed':
+      return `Stop failed: ${stop.message}`
+    case 'answered':
+      return stop.status === 200 && stop.body.stopped ? `Stopped ${stop.body.id}` : `Nothing to stop: ${stop.body.id} was not running`
+  }
+}
+
+interface InspectorProps {
+  snapshot: ExchangeSnapshot
+  /** ms since the request was sent, ticking while it runs. */
+  elapsed: number
+  onEditAndResend?: (() => void) | undefined
+}
+
+export function Inspector({ snapshot, elapsed, onEditAndResend }: InspectorProps) {
+  const [section, setSection] = useState<Section>('reports')
+  const [selectedSeq, setSelectedSeq] = useState<number | null>(null)
+  const { exchange, reply, outcome, frames, frameCount } = snapshot
+  const running = isRunning(outcome)
+  const metrics = exchangeMetrics(exchange, reply, elapsed)
+  const streamed = exchange.response === null || isEventStream(exchange.response)
+  const responseHeaders = exchange.response?.headers ?? []
+  const optimizer = headerValue(responseHeaders, MortarHeader.optimizer)
+  const toolSelector = headerValue(responseHeaders, MortarHeader.toolSelector)
+  const requestHeaders: Array<[string, string]> = [
+    ['Authorization', 'Bearer mk_live_… (this window’s key, not shown)'],
+    ['Content-Type', 'application/json'],
+    ...Object.entries(exchange.request.headers),
+  ]
+  const stop = stopText(snapshot.stop)
+
+  return (
+    <section className="inspector" data-testid="inspector" data-running={running}>
+      <header className="inspector__head">
+        <OutcomeBadge outcome={outcome} />
+        {snapshot.requestId !== null ? (
+          <code className="muted" data-testid="request-id">
+            {snapshot.requestId}
+          </code>
+        ) : null}
+        {stop !== null ? (
+          <span className="muted" data-testid="stop-result">
+            {stop}
+          </span>
+        ) : null}
+        <span className="spacer" />
+        {onEditAndResend !== undefined ? (
+          <button type="button" className="button button--small" onClick={onEditAndResend} data-testid="edit-resend">
+            Edit and resend
+          </button>
+        ) : null}
+      </header>
+      <MetricsBar metrics={metrics} frames={frameCount} pings={reply.pings} />
+      {streamed ? <Timeline frames={frames} count={frameCount} spanMs={metrics.durationMs ?? elapsed} responseAt={exchange.response?.at ?? null} /> : null}
+      <div className="inspector__split">
+        <div className="inspector__frames">
+          <h3>{streamed ? 'Raw frames' : 'Raw body'}</h3>
+          {streamed ? (
+            <>
+              <FrameList frames={frames} count={frameCount} selected={selectedSeq} onSelect={setSelectedSeq} />
+              <FrameDetail frame={selectedSeq === null ? undefined : frames[selectedSeq]} />
+            </>
+          ) : (
+            <pre className="code raw-body" data-testid="raw-body">
+              {exchange.bodyText ?? (running ? 'Waiting for the response…' : '')}
+            </pre>
+          )}
+        </div>
+        <ParsedView reply={reply} streamed={streamed} />
+      </div>
+      <Tabs<Section> tabs={SECTIONS} active={section} onSelect={setSection} testIdPrefix="inspector-tab" />
+      <div className="inspector__section">
+        {section === 'reports' ? (
+          optimizer === undefined && toolSelector === undefined ? (
+            <p className="muted">{exchange.response === null ? 'Waiting for the response headers…' : 'This response carries no reports.'}</p>
+          ) : (
+            <div className="reports">
+              {optimizer !== undefined ? <OptimizerReportView report={optimizer} /> : null}
+              {toolSelector !== undefined ? <ToolSelectorReportView report={toolSelector} /> : null}
+            </div>
+          )
+        ) : null}
+        {section === 'headers' ? (
+          <div className="reports">
+            <HeadersTable headers={requestHeaders} testId="request-headers" caption={`POST ${exchange.request.url}`} />
+            <HeadersTable
+              headers={responseHeaders}
+              testId="response-headers"
+              caption={exchange.response === null ? 'No response yet' : `HTTP ${exchange.response.status} after ${exchange.response.at.toFixed(1)} ms`}
+            />
+          </div>
+        ) : null}
+        {section === 'request' ? (
+          <pre className="code" data-testid="request-body">
+            {JSON.stringify(exchange.request.body, null, 2)}
+          </pre>
+        ) : null}
+        {section === 'export' ? <ExportPanel exchange={exchange} frames={frames} frameCount={frameCount} /> : null}
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,32 @@
+import type { ExchangeOutcome } from '../../../../shared/inspector/exchange'
+
+export function outcomeLabel(outcome: ExchangeOutcome): string {
+  switch (outcome.kind) {
+    case 'sending':
+      return 'Sending…'
+    case 'streaming':
+      return 'Streaming…'
+    case 'finished':
+      return `Finished · finish_reason: ${outcome.finishReason ?? '—'}`
+    case 'stopped':
+      return 'Stopped · [DONE] without a finish chunk'
+    case 'client_disconnected':
+      return 'Client disconnected · this window hung up before [DONE]'
+    case 'upstream_error':
+      return `upstream_error · ${outcome.code ?? 'error'}: ${outcome.message}`
+    case 'incomplete':
+      return 'Incomplete · the stream closed without [DONE]'
+    case 'http_error':
+      return `HTTP ${outcome.status}${outcome.code !== null ? ` · ${outcome.code}` : ''}: ${outcome.message}`
+    case 'network_error':
+      return `Network error: ${outcome.message}`
+  }
+}
+
+export function OutcomeBadge({ outcome }: { outcome: ExchangeOutcome }) {
+  return (
+    <span className={`outcome outcome--${outcome.kind}`} data-testid="outcome" data-outcome={outcome.kind} role="status">
+      {outcomeLabel(outcome)}
+    </span>
+  )
+}

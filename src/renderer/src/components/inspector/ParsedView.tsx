@@ -1,0 +1,70 @@
+import { argumentsAreJson, type AssembledReply } from '../../../../shared/inspector/assemble-reply'
+
+function prettyArguments(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2)
+  } catch {
+    return args
+  }
+}
+
+/** What the frames add up to: the text, the tool calls, how it finished and what it cost. */
+export function ParsedView({ reply, streamed }: { reply: AssembledReply; streamed: boolean }) {
+  return (
+    <div className="parsed" data-testid="parsed-view">
+      <h3>Assembled reply</h3>
+      <pre className="parsed__content" data-testid="parsed-content">
+        {reply.content}
+      </pre>
+      {reply.toolCalls.length > 0 ? (
+        <div className="parsed__tools">
+          <h4>Tool calls</h4>
+          {reply.toolCalls.map((call) => (
+            <div key={call.index} className="tool-call" data-testid="parsed-tool-call" data-name={call.name}>
+              <div>
+                <strong>[{call.index}]</strong> <code>{call.name}</code> <span className="muted">{call.id ?? '(no id)'}</span>
+                {streamed ? <span className="muted"> · {call.pieces} pieces</span> : null}
+                {call.arguments !== '' && !argumentsAreJson(call.arguments) ? (
+                  <span className="field__problem"> · arguments are not JSON</span>
+                ) : null}
+              </div>
+              <pre className="code">{prettyArguments(call.arguments)}</pre>
+            </div>
+          ))}
+        </div>
+      ) : null}
+      <dl className="parsed__facts">
+        <dt>finish_reason</dt>
+        <dd data-testid="parsed-finish-reason">{reply.finishReason ?? '—'}</dd>
+        <dt>usage</dt>
+        <dd data-testid="parsed-usage">
+          {reply.usage === null
+            ? '—'
+            : `prompt ${reply.usage.prompt_tokens} · completion ${reply.usage.completion_tokens} · total ${reply.usage.total_tokens}`}
+        </dd>
+        {streamed ? (
+          <>
+            <dt>[DONE]</dt>
+            <dd data-testid="parsed-done">{reply.sawDone ? 'received' : 'not received'}</dd>
+          </>
+        ) : null}
+        <dt>id</dt>
+        <dd>{reply.id ?? '—'}</dd>
+        <dt>model</dt>
+        <dd>{reply.model ?? '—'}</dd>
+      </dl>
+      {reply.error !== null ? (
+        <div className="parsed__error" data-testid="parsed-error">
+          error event: <code>{reply.error.code ?? reply.error.type}</code> {reply.error.message}
+        </div>
+      ) : null}
+      {reply.anomalies.length > 0 ? (
+        <ul className="parsed__anomalies" data-testid="parsed-anomalies">
+          {reply.anomalies.map((text) => (
+            <li key={text}>{text}</li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  )
+}

@@ -1,0 +1,68 @@
+import type { PlaygroundMessage, PlaygroundRole } from '../../../../shared/playground/playground-request'
+
+interface MessagesEditorProps {
+  system: string
+  messages: readonly PlaygroundMessage[]
+  problems: string[]
+  onSystem(text: string): void
+  onMessage(index: number, patch: Partial<PlaygroundMessage>): void
+  onAdd(): void
+  onRemove(index: number): void
+}
+
+export function MessagesEditor({ system, messages, problems, onSystem, onMessage, onAdd, onRemove }: MessagesEditorProps) {
+  return (
+    <fieldset className="messages" data-testid="messages-editor">
+      <legend>Conversation</legend>
+      <label className="message message--system">
+        <span className="message__role">system</span>
+        <textarea
+          rows={2}
+          value={system}
+          placeholder="System prompt (optional)"
+          onChange={(e) => onSystem(e.target.value)}
+          data-testid="system-prompt"
+        />
+      </label>
+      {messages.map((message, index) => (
+        <div className="message" key={index} data-testid="message">
+          <select
+            className="message__role"
+            aria-label={`Role of message ${index + 1}`}
+            value={message.role}
+            onChange={(e) => onMessage(index, { role: e.target.value as PlaygroundRole })}
+            data-testid={`message-${index}-role`}
+          >
+            <option value="user">user</option>
+            <option value="assistant">assistant</option>
+          </select>
+          <textarea
+            rows={3}
+            aria-label={`Message ${index + 1}`}
+            value={message.content}
+            onChange={(e) => onMessage(index, { content: e.target.value })}
+            data-testid={`message-${index}-content`}
+          />
+          <button
+            type="button"
+            className="button button--icon"
+            aria-label={`Remove message ${index + 1}`}
+            title="Remove"
+            onClick={() => onRemove(index)}
+            data-testid={`message-${index}-remove`}
+          >
+            ×
+          </button>
+        </div>
+      ))}
+      {problems.map((problem) => (
+        <p key={problem} className="field__problem" role="alert">
+          {problem}
+        </p>
+      ))}
+      <button type="button" className="button button--small" onClick={onAdd} data-testid="message-add">
+        + Add turn
+      </button>
+    </fieldset>
+  )
+}

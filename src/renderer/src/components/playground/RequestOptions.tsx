@@ -1,0 +1,70 @@
+import type { PlaygroundForm } from '../../../../shared/playground/playground-request'
+import { Field } from '../common/Field'
+
+type Options = Pick<PlaygroundForm, 'maxTokens' | 'stream' | 'includeUsage' | 'toolChoice' | 'parallelToolCalls'>
+
+interface RequestOptionsProps {
+  form: Options
+  toolNames: string[]
+  problems: Partial<Record<keyof Options, string[]>>
+  onChange(patch: Partial<Options>): void
+}
+
+export function RequestOptions({ form, toolNames, problems, onChange }: RequestOptionsProps) {
+  return (
+    <fieldset className="options">
+      <legend>Options</legend>
+      <div className="options__grid">
+        <Field label="max_tokens" problems={problems.maxTokens} hint="blank: the gateway plans it">
+          <input
+            inputMode="numeric"
+            value={form.maxTokens}
+            placeholder="auto"
+            onChange={(e) => onChange({ maxTokens: e.target.value })}
+            data-testid="max-tokens"
+          />
+        </Field>
+        <Field label="tool_choice" problems={problems.toolChoice}>
+          <select value={form.toolChoice} onChange={(e) => onChange({ toolChoice: e.target.value })} data-testid="tool-choice">
+            <option value="">(not sent)</option>
+            <option value="auto">auto</option>
+            <option value="none">none</option>
+            <option value="required">required</option>
+            {toolNames.map((name) => (
+              <option key={name} value={`function:${name}`}>
+                function: {name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="parallel_tool_calls" problems={problems.parallelToolCalls}>
+          <select
+            value={form.parallelToolCalls}
+            onChange={(e) => onChange({ parallelToolCalls: e.target.value as Options['parallelToolCalls'] })}
+            data-testid="parallel-tool-calls"
+          >
+            <option value="">(not sent)</option>
+            <option value="true">true</option>
+            <option value="false">false</option>
+          </select>
+        </Field>
+        <div className="options__checks">
+          <label className="check">
+            <input type="checkbox" checked={form.stream} onChange={(e) => onChange({ stream: e.target.checked })} data-testid="stream-toggle" />
+            stream
+          </label>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={form.includeUsage}
+              disabled={!form.stream}
+              onChange={(e) => onChange({ includeUsage: e.target.checked })}
+              data-testid="include-usage-toggle"
+            />
+            include_usage
+          </label>
+        </div>
+      </div>
+    </fieldset>
+  )
+}

@@ -1,0 +1,43 @@
+import { useExchange } from '../../hooks/use-exchange'
+import type { ExchangeRun } from '../../lib/exchange-run'
+
+function excerpt(body: Record<string, unknown>): string {
+  const messages = Array.isArray(body.messages) ? (body.messages as Array<{ content?: unknown }>) : []
+  const last = messages.at(-1)?.content
+  const text = typeof last === 'string' ? last : ''
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text || '(empty)'
+}
+
+function HistoryItem({ run, selected, onSelect }: { run: ExchangeRun; selected: boolean; onSelect(): void }) {
+  const { outcome, exchange } = useExchange(run)
+  return (
+    <li>
+      <button
+        type="button"
+        className={`history__item ${selected ? 'history__item--selected' : ''}`}
+        onClick={onSelect}
+        data-testid="history-item"
+        data-outcome={outcome.kind}
+      >
+        <span className={`dot dot--${outcome.kind}`} aria-hidden />
+        <span>{new Date(exchange.sentAt).toLocaleTimeString(undefined, { hour12: false })}</span>
+        <span className="history__text">{excerpt(exchange.request.body)}</span>
+        <span className="muted">{outcome.kind}</span>
+      </button>
+    </li>
+  )
+}
+
+export function RunHistory({ runs, selectedId, onSelect }: { runs: readonly ExchangeRun[]; selectedId: string | null; onSelect(id: string): void }) {
+  if (runs.length < 2) return null
+  return (
+    <details className="history" data-testid="run-history">
+      <summary>History ({runs.length})</summary>
+      <ul>
+        {runs.map((run) => (
+          <HistoryItem key={run.id} run={run} selected={run.id === selectedId} onSelect={() => onSelect(run.id)} />
+        ))}
+      </ul>
+    </details>
+  )
+}

@@ -1,0 +1,36 @@
+import { THEMES, type UiSettings } from '../../../../shared/desktop-settings'
+import { Field } from '../common/Field'
+
+interface AppearanceSettingsProps {
+  ui: UiSettings
+  desktop: boolean
+  onChange(ui: UiSettings): void
+}
+
+export function AppearanceSettings({ ui, desktop, onChange }: AppearanceSettingsProps) {
+  return (
+    <section className="settings__section" data-testid="settings-appearance">
+      <h3>Appearance</h3>
+      <Field label="Theme" hint={desktop ? undefined : 'Kept in this browser (localStorage).'}>
+        <select value={ui.theme} onChange={(e) => onChange({ ...ui, theme: e.target.value as UiSettings['theme'] })} data-testid="settings-theme">
+          {THEMES.map((theme) => (
+            <option key={theme} value={theme}>
+              {theme === 'system' ? 'Follow the system' : theme}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {desktop ? (
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={ui.keepRunningInTray}
+            onChange={(e) => onChange({ ...ui, keepRunningInTray: e.target.checked })}
+            data-testid="settings-keep-running"
+          />
+          Keep the gateway running in the tray when the window closes (IDE tools keep working)
+        </label>
+      ) : null}
+    </section>
+  )
+}

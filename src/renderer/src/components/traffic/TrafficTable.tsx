@@ -1,0 +1,89 @@
+import type { TrafficRow } from '../../../../shared/telemetry/traffic-table'
+import { formatClock, formatCost, formatMs } from '../../lib/format'
+import { VirtualList } from '../common/VirtualList'
+
+const ROW_HEIGHT = 30
+
+interface TrafficTableProps {
+  rows: readonly TrafficRow[]
+  selectedKey: string | null
+  /** Completion IDs of requests this window sent (they can be opened in the inspector). */
+  localIds: ReadonlySet<string>
+  stopNotes: Readonly<Record<string, string>>
+  onSelect(key: string): void
+  onStop(id: string): void
+}
+
+const COLUMNS = ['Time', 'Status', 'Source', 'Model', 'Session', 'TTFT', 'Duration', 'Tokens (in/out)', 'Usage', 'Cost', 'Served by', 'Dedupe', '']
+
+export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect, onStop }: TrafficTableProps) {
+  return (
+    <div className="traffic" role="table" aria-label="Requests">
+      <div className="traffic__row traffic__row--head" role="row">
+        {COLUMNS.map((column) => (
+          <span key={column} role="columnheader">
+            {column}
+          </span>
+        ))}
+      </div>
+      <VirtualList
+        testId="traffic-table"
+        count={rows.length}
+        rowHeight={ROW_HEIGHT}
+        renderRow={(index) => {
+          const row = rows[index]
+          if (row === undefined) return null
+          const note = stopNotes[row.id]
+          return (
+            <div
+              key={row.key}
+              role="row"
+              className={`traffic__row ${row.key === selectedKey ? 'traffic__row--selected' : ''}`}
+              style={{ height: ROW_HEIGHT }}
+              onClick={() => onSelect(row.key)}
+              data-testid="traffic-row"
+              data-id={row.id}
+              data-status={row.status}
+            >
+              <span>{formatClock(row.at)}</span>
+              <span className={`status status--${row.status}`} data-testid="traffic-status">
+                {row.status}
+              </span>
+              <span className="muted" data-testid="traffic-source" title="The telemetry stream does not name clients; requests sent from this window are known">
+                {localIds.has(row.id) ? 'this window' : 'other client'}
+              </span>
+              <span title={row.model}>{row.model}</span>
+              <span title={row.session} data-testid="traffic-session">
+                {row.session}
+              </span>
+              <span>{formatMs(row.ttftMs)}</span>
+              <span>{formatMs(row.durationMs)}</span>
+              <span>{row.usage === null ? '—' : `${row.usage.prompt_tokens} / ${row.usage.completion_tokens}`}</span>
+              <span title="upstream: the model server's count; estimate: Mortar's">{row.usageSource ?? '—'}</span>
+              <span>{formatCost(row.costUsd)}</span>
+              <span title={row.upstream ?? row.deployment ?? ''}>{row.upstream ?? row.deployment ?? '—'}</span>
+              <span>{row.dedupe ?? '—'}</span>
+              <span>
+                {row.status === 'running' ? (
+                  <button
+                    type="button"
+                    className="button button--small button--danger"
+                    onClick={(e) => {
+                      e.stopPropagation()
+                      onStop(row.id)
+                    }}
+                    data-testid="traffic-stop"
+                  >
+                    Stop
+                  </button>
+                ) : note !== undefined ? (
+                  <span className="muted">{note}</span>
+                ) : null}
+              </span>
+            </div>
+          )
+        }}
+      />
+    </div>
+  )
+}

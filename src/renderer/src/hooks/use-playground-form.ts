@@ -1,0 +1,74 @@
+import { useCallback, useMemo, useReducer } from 'react'
+import {
+  buildPlaygroundRequest,
+  defaultPlaygroundForm,
+  parseToolsJson,
+  type FormProblem,
+  type PlaygroundForm,
+  type PlaygroundMessage,
+} from '../../../shared/playground/playground-request'
+
+type Action =
+  | { type: 'set'; patch: Partial<PlaygroundForm> }
+  | { type: 'set-message'; index: number; patch: Partial<PlaygroundMessage> }
+  | { type: 'add-message' }
+  | { type: 'remove-message'; index: number }
+  | { type: 'replace'; form: PlaygroundForm }
+
+function reducer(form: PlaygroundForm, action: Action): PlaygroundForm {
+  switch (action.type) {
+    case 'set':
+      return { ...form, ...action.patch }
+    case 'set-message':
+      return { ...form, messages: form.messages.map((m, i) => (i === action.index ? { ...m, ...action.patch } : m)) }
+    case 'add-message': {
+      // Conversations alternate: the next turn is the other side's.
+      const last = form.messages.at(-1)
+      const role = last?.role === 'user' ? 'assistant' : 'user'
+      return { ...form, messages: [...form.messages, { role, content: '' }] }
+    }
+    case 'remove-message':
+      return { ...form, messages: form.messages.filter((_, i) => i !== action.index) }
+    case 'replace':
+      return action.form
+  }
+}
+
+export interface PlaygroundFormState {
+  form: PlaygroundForm
+  /** What the gateway would refuse, per field; empty when the form can be sent. */
+  problems: FormProblem[]
+  /** Function names from the tools editor, for tool_choice. */
+  toolNames: string[]
+  set(patch: Partial<PlaygroundForm>): void
+  setMessage(index: number, patch: Partial<PlaygroundMessage>): void
+  addMessage(): void
+  removeMessage(index: number): void
+  replace(form: PlaygroundForm): void
+}
+
+export function usePlaygroundForm(): PlaygroundFormState {
+  const [form, dispatch] = useReducer(reducer, undefined, () => defaultPlaygroundForm())
+  const built = useMemo(() => buildPlaygroundRequest(form), [form])
+  const toolNames = useMemo(() => {
+    const parsed = parseToolsJson(form.toolsJson)
+    return parsed.ok ? parsed.names : []
+  }, [form.toolsJson])
+
+  const set = useCallback((patch: Partial<PlaygroundForm>) => dispatch({ type: 'set', patch }), [])
+  const setMessage = useCallback((index: number, patch: Partial<PlaygroundMessage>) => dispatch({ type: 'set-message', index, patch }), [])
+  const addMessage = useCallback(() => dispatch({ type: 'add-message' }), [])
+  const removeMessage = useCallback((index: number) => dispatch({ type: 'remove-message', index }), [])
+  const replace = useCallback((next: PlaygroundForm) => dispatch({ type: 'replace', form: next }), [])
+
+  return {
+    form,
+    problems: built.ok ? [] : built.problems,
+    toolNames,
+    set,
+    setMessage,
+    addMessage,
+    removeMessage,
+    replace,
+  }
+}

@@ -1,0 +1,72 @@
+// HTTP calls to the gateway with the UI's key. Plain fetch: EventSource cannot send an
+// Authorization header, so streams are read from fetch's ReadableStream too.
+import type { ModelList, ModelObject, StopGenerationResponse } from '../../../shared/api/chat-response'
+import type { ErrorEnvelope } from '../../../shared/api/errors'
+import type { Connection } from './desktop'
+
+export class GatewayHttpError extends Error {
+  override name = 'GatewayHttpError'
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(message)
+  }
+}
+
+async function errorOf(response: Response): Promise<GatewayHttpError> {
+  const text = await response.text().catch(() => '')
+  try {
+    const envelope = JSON.parse(text) as ErrorEnvelope
+    return new GatewayHttpError(response.status, envelope.error.message, envelope.error.code)
+  } catch {
+    return new GatewayHttpError(response.status, text || `HTTP ${response.status}`, null)
+  }
+}
+
+export class GatewayClient {
+  constructor(readonly connection: Connection) {}
+
+  /** Absolute URL of a gateway path (the page's origin in a browser). */
+  url(path: string): string {
+    return new URL(`${this.connection.baseUrl}${path}`, window.location.href).href
+  }
+
+  authHeaders(): Record<string, string> {
+    return { Authorization: `Bearer ${this.connection.key}` }
+  }
+
+  async listModels(signal?: AbortSignal): Promise<ModelObject[]> {
+    const response = await fetch(this.url('/v1/models'), { headers: this.authHeaders(), signal: signal ?? null, cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    return ((await response.json()) as ModelList).data
+  }
+
+  /** Stops a generation by its completion ID: any generation of the key's organization. */
+  async stopGeneration(id: string): Promise<{ status: number; body: StopGenerationResponse }> {
+    const response = await fetch(this.url(`/v1/generations/${encodeURIComponent(id)}/stop`), {
+      method: 'POST',
+      headers: this.authHeaders(),
+    })
+    if (response.status !== 200 && response.status !== 404) throw await errorOf(response)
+    return { status: response.status, body: (await response.json()) as StopGenerationResponse }
+  }
+
+  postChat(body: unknown, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+    return fetch(this.url('/v1/chat/completions'), {
+      method: 'POST',
+      headers: { ...this.authHeaders(), 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal,
+      cache: 'no-store',
+    })
+  }
+
+  async openTelemetry(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const response = await fetch(this.url('/v1/telemetry'), { headers: this.authHeaders(), signal, cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    if (response.body === null) throw new Error('The telemetry stream has no body.')
+    return response.body
+  }
+}

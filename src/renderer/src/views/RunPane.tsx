@@ -1,0 +1,49 @@
+import { useCallback } from 'react'
+import { isRunning } from '../../../shared/inspector/exchange'
+import { RunControls } from '../components/playground/RunControls'
+import { Inspector } from '../components/inspector/Inspector'
+import { useExchange } from '../hooks/use-exchange'
+import { useTicking } from '../hooks/use-now'
+import { useShortcuts } from '../hooks/use-shortcuts'
+import type { ExchangeRun } from '../lib/exchange-run'
+
+interface RunPaneProps {
+  run: ExchangeRun
+  canSend: boolean
+  blockedBy: string | null
+  onSend(): void
+  onEditAndResend(run: ExchangeRun): void
+}
+
+/** The controls and the inspector of the selected request. */
+export function RunPane({ run, canSend, blockedBy, onSend, onEditAndResend }: RunPaneProps) {
+  const snapshot = useExchange(run)
+  const running = isRunning(snapshot.outcome)
+  const clock = useCallback(() => run.elapsed(), [run])
+  const elapsed = useTicking(running, clock)
+  const stop = useCallback(() => void run.stop(), [run])
+  useShortcuts({ send: canSend ? onSend : undefined, stop: running ? stop : undefined })
+  return (
+    <>
+      <RunControls canSend={canSend} running={running} blockedBy={blockedBy} onSend={onSend} onStop={stop} onDisconnect={() => run.disconnect()} />
+      <Inspector key={run.id} snapshot={snapshot} elapsed={elapsed} onEditAndResend={() => onEditAndResend(run)} />
+    </>
+  )
+}
+
+/** Before the first request: the controls, and what the inspector will show. */
+export function EmptyRunPane({ canSend, blockedBy, onSend }: Omit<RunPaneProps, 'run' | 'onEditAndResend'>) {
+  useShortcuts({ send: canSend ? onSend : undefined })
+  return (
+    <>
+      <RunControls canSend={canSend} running={false} blockedBy={blockedBy} onSend={onSend} onStop={() => {}} onDisconnect={() => {}} />
+      <section className="inspector inspector--empty" data-testid="inspector-empty">
+        <h3>Stream inspector</h3>
+        <p>
+          Send a request to watch its frames arrive: each with its arrival time and Δt, the parsed reply beside them, the
+          optimizer and tool-selector reports, and exports as curl, JSONL and SDK code.
+        </p>
+      </section>
+    </>
+  )
+}

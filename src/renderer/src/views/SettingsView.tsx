@@ -1,0 +1,63 @@
+import { useMemo } from 'react'
+import { DEFAULT_MODEL_ID } from '../../../shared/api/chat-request'
+import type { SettingsState } from '../hooks/use-settings'
+import { useApiKeys } from '../hooks/use-api-keys'
+import { useModels } from '../hooks/use-models'
+import { desktopControls } from '../lib/desktop'
+import type { GatewayClient } from '../lib/gateway-client'
+import { ApiKeysPanel } from '../components/settings/ApiKeysPanel'
+import { AppearanceSettings } from '../components/settings/AppearanceSettings'
+import { GatewaySettingsForm } from '../components/settings/GatewaySettingsForm'
+import { SetupSnippets } from '../components/settings/SetupSnippets'
+
+interface SettingsViewProps {
+  client: GatewayClient
+  settings: SettingsState
+  onSignOut(): void
+}
+
+export function SettingsView({ client, settings, onSignOut }: SettingsViewProps) {
+  const keys = useApiKeys()
+  const models = useModels(client)
+  const controls = useMemo(() => desktopControls(), [])
+  const current = settings.settings
+  const model = models.kind === 'ready' ? (models.models.find((m) => m.deployment !== null) ?? models.models[0]) : undefined
+  const baseUrl = client.url('/v1')
+
+  return (
+    <div className="settings" data-testid="settings-view">
+      {settings.error !== null ? (
+        <p className="field__problem" role="alert">
+          {settings.error}
+        </p>
+      ) : null}
+      {current !== null ? (
+        <AppearanceSettings ui={current.ui} desktop={settings.scope === 'desktop'} onChange={(ui) => void settings.save({ ...current, ui })} />
+      ) : null}
+      {current !== null && controls !== null ? (
+        <GatewaySettingsForm
+          saved={current.gateway}
+          runningUrl={baseUrl}
+          needsRestart={settings.needsRestart}
+          onSave={(gateway) => settings.save({ ...current, gateway })}
+          onRestart={() => void controls.relaunch()}
+          testModelServer={controls.testModelServer}
+        />
+      ) : null}
+      {keys.available ? <ApiKeysPanel state={keys} /> : null}
+      {settings.scope === 'browser' ? (
+        <section className="settings__section" data-testid="settings-browser-key">
+          <h3>This tab&apos;s key</h3>
+          <p className="muted">
+            This tab uses the key it was opened with, kept in session storage until the tab closes. Key management is in the
+            desktop app and the <code>mortar keys</code> command.
+          </p>
+          <button type="button" className="button" onClick={onSignOut} data-testid="forget-key">
+            Forget this key
+          </button>
+        </section>
+      ) : null}
+      <SetupSnippets target={{ baseUrl, model: model?.id ?? DEFAULT_MODEL_ID, contextWindow: model?.context_window ?? 4096 }} />
+    </div>
+  )
+}

@@ -1,0 +1,186 @@
+import type { ChatCompletion, Usage } from '../api/chat-response'
+import type { ErrorEnvelope } from '../api/errors'
+import type { StreamFrame } from './stream-frames'
+
+export interface AssembledToolCall {
+  index: number
+  id: string | null
+  type: string | null
+  name: string
+  arguments: string
+  /** How many streamed pieces made it (1 for a non-streamed reply). */
+  pieces: number
+}
+
+/** The parsed view of a reply: what the frames add up to. */
+export interface AssembledReply {
+  id: string | null
+  model: string | null
+  role: string | null
+  content: string
+  toolCalls: AssembledToolCall[]
+  finishReason: string | null
+  usage: Usage | null
+  error: ErrorEnvelope['error'] | null
+  sawDone: boolean
+  chunks: number
+  /** Chunks that carried reply text or a tool-call piece. */
+  deltas: number
+  /** `at` of the first and last such chunk (ms since the request was sent). */
+  firstDeltaAt: number | null
+  lastDeltaAt: number | null
+  pings: number
+  /** Things about the stream's shape a developer debugging a client would want to know. */
+  anomalies: string[]
+}
+
+export function emptyReply(): AssembledReply {
+  return {
+    id: null,
+    model: null,
+    role: null,
+    content: '',
+    toolCalls: [],
+    finishReason: null,
+    usage: null,
+    error: null,
+    sawDone: false,
+    chunks: 0,
+    deltas: 0,
+    firstDeltaAt: null,
+    lastDeltaAt: null,
+    pings: 0,
+    anomalies: [],
+  }
+}
+
+const MAX_ANOMALIES = 50
+
+/**
+ * Folds stream frames into an AssembledReply, one frame at a time, so a long stream costs
+ * O(frames) in total. Tool calls are put together from their pieces by `index`, as clients must:
+ * `id`, `type` and `function.name` come with the first piece, `arguments` are concatenated.
+ */
+export class ReplyAssembler {
+  private readonly reply = emptyReply()
+  // Appending builds ropes in JS engines, so view() stays cheap on long replies.
+  private content = ''
+  private readonly calls = new Map<number, AssembledToolCall>()
+
+  add(frame: StreamFrame): void {
+    const reply = this.reply
+    if (frame.kind === 'ping') {
+      reply.pings++
+      return
+    }
+    if (frame.kind === 'done') {
+      if (reply.sawDone) this.anomaly(`frame ${frame.seq}: a second [DONE]`)
+      reply.sawDone = true
+      return
+    }
+    if (reply.sawDone && frame.kind !== 'comment') this.anomaly(`frame ${frame.seq}: ${frame.kind} after [DONE]`)
+    if (frame.kind === 'error' && frame.error !== undefined) {
+      reply.error = frame.error
+      return
+    }
+    if (frame.kind === 'invalid') this.anomaly(`frame ${frame.seq}: data that is not a chunk`)
+    if (frame.kind === 'partial') this.anomaly(`frame ${frame.seq}: the stream ended inside a frame`)
+    if (frame.kind !== 'chunk' || frame.chunk === undefined) return
+
+    const chunk = frame.chunk
+    reply.chunks++
+    reply.id ??= typeof chunk.id === 'string' ? chunk.id : null
+    reply.model ??= typeof chunk.model === 'string' ? chunk.model : null
+    if (chunk.usage !== undefined && chunk.usage !== null) reply.usage = chunk.usage
+    for (const choice of chunk.choices) {
+      const delta = choice.delta
+      let carried = false
+      if (delta?.role !== undefined) reply.role ??= delta.role
+      if (typeof delta?.content === 'string' && delta.content !== '') {
+        this.content += delta.content
+        carried = true
+      }
+      for (const piece of delta?.tool_calls ?? []) {
+        this.addToolPiece(piece, frame.seq)
+        carried = true
+      }
+      if (carried) {
+        reply.deltas++
+        reply.firstDeltaAt ??= frame.at
+        reply.lastDeltaAt = frame.at
+      }
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
+        if (reply.finishReason !== null) this.anomaly(`frame ${frame.seq}: a second finish_reason`)
+        reply.finishReason = choice.finish_reason
+      }
+    }
+  }
+
+  view(): AssembledReply {
+    const toolCalls = [...this.calls.values()].sort((a, b) => a.index - b.index).map((call) => ({ ...call }))
+    return { ...this.reply, content: this.content, toolCalls, anomalies: [...this.reply.anomalies] }
+  }
+
+  private addToolPiece(piece: unknown, seq: number): void {
+    const p = piece as { index?: unknown; id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }
+    if (typeof p.index !== 'number') {
+      this.anomaly(`frame ${seq}: a tool-call piece without an index`)
+      return
+    }
+    let call = this.calls.get(p.index)
+    if (call === undefined) {
+      call = { index: p.index, id: null, type: null, name: '', arguments: '', pieces: 0 }
+      this.calls.set(p.index, call)
+    } else if (typeof p.id === 'string' && call.id !== null && p.id !== call.id) {
+      this.anomaly(`frame ${seq}: tool call ${p.index} changed its id`)
+    }
+    call.pieces++
+    if (typeof p.id === 'string') call.id ??= p.id
+    if (typeof p.type === 'string') call.type ??= p.type
+    if (typeof p.function?.name === 'string') call.name += p.function.name
+    if (typeof p.function?.arguments === 'string') call.arguments += p.function.arguments
+  }
+
+  private anomaly(text: string): void {
+    if (this.reply.anomalies.length < MAX_ANOMALIES) this.reply.anomalies.push(text)
+  }
+}
+
+export function assembleFrames(frames: readonly StreamFrame[]): AssembledReply {
+  const assembler = new ReplyAssembler()
+  for (const frame of frames) assembler.add(frame)
+  return assembler.view()
+}
+
+/** The parsed view of a non-streamed reply (`stream: false`). */
+export function assembleCompletion(completion: ChatCompletion): AssembledReply {
+  const choice = completion.choices[0]
+  const message = choice.message
+  return {
+    ...emptyReply(),
+    id: completion.id,
+    model: completion.model,
+    role: message.role,
+    content: message.content ?? '',
+    toolCalls: (message.tool_calls ?? []).map((call, index) => ({
+      index,
+      id: call.id,
+      type: call.type,
+      name: call.function.name,
+      arguments: call.function.arguments,
+      pieces: 1,
+    })),
+    finishReason: choice.finish_reason,
+    usage: completion.usage,
+  }
+}
+
+/** Whether a tool call's assembled arguments are JSON (what its caller will try to parse). */
+export function argumentsAreJson(args: string): boolean {
+  try {
+    JSON.parse(args)
+    return true
+  } catch {
+    return false
+  }
+}

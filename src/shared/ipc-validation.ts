@@ -1,0 +1,38 @@
+import { z } from 'zod'
+import { desktopSettingsSchema } from './desktop-settings'
+import type { IpcArgs, IpcChannel } from './ipc'
+
+/**
+ * Runtime checks of each channel's arguments, for main: anything can arrive over IPC, whatever
+ * the types say. The mapped type makes this fail to compile when a channel has no schema, or a
+ * schema whose output is not the channel's argument tuple.
+ */
+const keyId = z.string().regex(/^key_[A-Za-z0-9_-]{1,100}$/, { error: 'must be a key ID (key_…)' })
+
+export const ipcArgSchemas: { [C in IpcChannel]: z.ZodType<IpcArgs<C>> } = {
+  'gateway:get-info': z.tuple([]),
+  'settings:get': z.tuple([]),
+  'settings:set': z.tuple([desktopSettingsSchema]),
+  'settings:test-model-server': z.tuple([z.string().regex(/^https?:\/\/[^/\s]+(\/\S*)?$/).max(2_000)]),
+  'keys:list': z.tuple([]),
+  'keys:create': z.tuple([
+    z.object({
+      name: z.string().trim().min(1).max(100),
+      role: z.enum(['owner', 'admin', 'member']),
+      expiresInDays: z.number().int().min(1).max(36_500).nullable(),
+    }),
+  ]),
+  'keys:revoke': z.tuple([keyId]),
+  'keys:rotate': z.tuple([keyId]),
+  'app:relaunch': z.tuple([]),
+}
+
+export type ParsedIpcArgs<C extends IpcChannel> = { ok: true; args: IpcArgs<C> } | { ok: false; error: string }
+
+export function parseIpcArgs<C extends IpcChannel>(channel: C, args: unknown[]): ParsedIpcArgs<C> {
+  const result = ipcArgSchemas[channel].safeParse(args)
+  if (result.success) return { ok: true, args: result.data }
+  const issue = result.error.issues[0]
+  const where = issue === undefined || issue.path.length === 0 ? 'arguments' : `argument ${issue.path.join('.')}`
+  return { ok: false, error: `Invalid ${where} for '${channel}': ${issue?.message ?? 'rejected'}.` }
+}

@@ -1,0 +1,237 @@
+import { chatCompletionRequestSchema, formatParamPath } from '../api/chat-request'
+import { MortarHeader } from '../api/headers'
+import { parseOptimizeHeader } from '../api/optimizer'
+
+/**
+ * The playground's form and how it becomes a request: the JSON body and the X-Mortar-* headers.
+ * Validation is the gateway's own contract (chatCompletionRequestSchema) plus the header rules of
+ * docs/api-decisions.md, so the form refuses exactly what the gateway would, before sending.
+ */
+
+export type PlaygroundRole = 'user' | 'assistant'
+
+export interface PlaygroundMessage {
+  role: PlaygroundRole
+  content: string
+}
+
+export interface PlaygroundForm {
+  model: string
+  system: string
+  messages: PlaygroundMessage[]
+  /** Text of the input; blank leaves max_tokens out. */
+  maxTokens: string
+  stream: boolean
+  includeUsage: boolean
+  /** A JSON array of tools; blank means no tools. */
+  toolsJson: string
+  /** '' leaves it out; 'auto' | 'none' | 'required'; or 'function:NAME'. */
+  toolChoice: string
+  parallelToolCalls: '' | 'true' | 'false'
+  /** X-Mortar-Optimize: '' leaves the header out. */
+  optimize: string
+  /** X-Mortar-Tool-Select: '' or 'named'. */
+  toolSelect: string
+  /** X-Mortar-Session: '' leaves the header out. */
+  session: string
+  /** X-Mortar-Dedupe: '' or 'in-flight'. */
+  dedupe: string
+  idempotencyKey: string
+}
+
+export type PlaygroundField = keyof PlaygroundForm | 'form'
+
+export interface FormProblem {
+  field: PlaygroundField
+  message: string
+}
+
+export interface BuiltRequest {
+  body: Record<string, unknown>
+  /** The X-Mortar-* and Idempotency-Key headers, as they will be sent. */
+  headers: Record<string, string>
+}
+
+export const EXAMPLE_TOOLS_JSON = `[
+  {
+    "type": "function",
+    "function": {
+      "name": "get_weather",
+      "description": "Current weather for a city",
+      "parameters": {
+        "type": "object",
+        "properties": { "city": { "type": "string" } },
+        "required": ["city"]
+      }
+    }
+  }
+]`
+
+export function defaultPlaygroundForm(model = ''): PlaygroundForm {
+  return {
+    model,
+    system: '',
+    messages: [{ role: 'user', content: 'Hello, Mortar' }],
+    maxTokens: '',
+    stream: true,
+    includeUsage: true,
+    toolsJson: '',
+    toolChoice: '',
+    parallelToolCalls: '',
+    optimize: '',
+    toolSelect: '',
+    session: '',
+    dedupe: '',
+    idempotencyKey: '',
+  }
+}
+
+export type ToolsParse = { ok: true; tools: unknown[]; names: string[] } | { ok: false; message: string }
+
+/** The tools editor's text: blank, or a JSON array of function tools as the gateway accepts them. */
+export function parseToolsJson(text: string): ToolsParse {
+  if (text.trim() === '') return { ok: true, tools: [], names: [] }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return { ok: false, message: `Not JSON: ${error instanceof Error ? error.message : String(error)}` }
+  }
+  if (!Array.isArray(value)) return { ok: false, message: 'Tools must be a JSON array of {"type": "function", "function": {…}} objects.' }
+  const check = chatCompletionRequestSchema.safeParse({ messages: [{ role: 'user', content: '' }], tools: value })
+  if (!check.success) {
+    const issue = check.error.issues.find((i) => i.path[0] === 'tools') ?? check.error.issues[0]
+    if (issue !== undefined) {
+      const path = formatParamPath(issue.path.slice(1))
+      return { ok: false, message: `${path === null ? 'tools' : `tools${path.startsWith('[') ? '' : '.'}${path}`} ${issue.message}` }
+    }
+  }
+  const names = value.map((tool) => String((tool as { function: { name: string } }).function.name))
+  return { ok: true, tools: value, names }
+}
+
+const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
+
+function toolChoiceValue(choice: string): unknown {
+  if (choice.startsWith('function:')) return { type: 'function', function: { name: choice.slice('function:'.length) } }
+  return choice
+}
+
+/** Which form field a contract issue at `path` (in the built body) belongs to. */
+function fieldOfPath(path: ReadonlyArray<PropertyKey>): PlaygroundField {
+  switch (path[0]) {
+    case 'model':
+      return 'model'
+    case 'messages':
+      return 'messages'
+    case 'max_tokens':
+      return 'maxTokens'
+    case 'tools':
+      return 'toolsJson'
+    case 'tool_choice':
+      return 'toolChoice'
+    case 'parallel_tool_calls':
+      return 'parallelToolCalls'
+    default:
+      return 'form'
+  }
+}
+
+export function buildPlaygroundRequest(form: PlaygroundForm): { ok: true; request: BuiltRequest } | { ok: false; problems: FormProblem[] } {
+  const problems: FormProblem[] = []
+  const body: Record<string, unknown> = {}
+  if (form.model !== '') body.model = form.model
+  body.messages = [
+    ...(form.system.trim() !== '' ? [{ role: 'system', content: form.system }] : []),
+    ...form.messages.map((m) => ({ role: m.role, content: m.content })),
+  ]
+  if (form.messages.length === 0) problems.push({ field: 'messages', message: 'Add at least one message.' })
+  if (form.maxTokens.trim() !== '') {
+    const n = Number(form.maxTokens.trim())
+    if (!Number.isInteger(n) || n <= 0) problems.push({ field: 'maxTokens', message: 'max_tokens must be a positive whole number.' })
+    else body.max_tokens = n
+  }
+  body.stream = form.stream
+  if (form.stream) body.stream_options = { include_usage: form.includeUsage }
+
+  const tools = parseToolsJson(form.toolsJson)
+  if (!tools.ok) problems.push({ field: 'toolsJson', message: tools.message })
+  else if (tools.tools.length > 0) body.tools = tools.tools
+  if (form.toolChoice !== '') body.tool_choice = toolChoiceValue(form.toolChoice)
+  if (form.parallelToolCalls !== '') body.parallel_tool_calls = form.parallelToolCalls === 'true'
+
+  const headers: Record<string, string> = {}
+  if (form.optimize.trim() !== '') {
+    const parsed = parseOptimizeHeader(form.optimize)
+    if (!parsed.ok) problems.push({ field: 'optimize', message: parsed.message })
+    headers['X-Mortar-Optimize'] = form.optimize.trim()
+  }
+  if (form.toolSelect !== '') {
+    headers['X-Mortar-Tool-Select'] = form.toolSelect
+    if (!form.toolChoice.startsWith('function:')) {
+      problems.push({ field: 'toolSelect', message: 'Named tool selection needs tool_choice to name a function.' })
+    }
+  }
+  if (form.session.trim() !== '') headers['X-Mortar-Session'] = form.session.trim()
+  if (form.dedupe !== '') {
+    headers['X-Mortar-Dedupe'] = form.dedupe
+    if (form.stream) problems.push({ field: 'dedupe', message: 'In-flight dedupe needs stream off.' })
+    if (!IDEMPOTENCY_KEY_PATTERN.test(form.idempotencyKey)) {
+      problems.push({ field: 'idempotencyKey', message: 'An Idempotency-Key of 1 to 128 letters, digits, ., _, - or : is required.' })
+    }
+  }
+  if (form.idempotencyKey !== '') headers['Idempotency-Key'] = form.idempotencyKey
+
+  // Tools problems are reported above, in the tools editor's own words.
+  if (tools.ok) {
+    const check = chatCompletionRequestSchema.safeParse(body)
+    if (!check.success) {
+      for (const issue of check.error.issues) {
+        const field = fieldOfPath(issue.path)
+        const param = formatParamPath(issue.path)
+        problems.push({ field, message: param === null ? issue.message : `${param} ${issue.message}` })
+      }
+    }
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, request: { body, headers } }
+}
+
+const HEADER_FIELDS = {
+  optimize: MortarHeader.optimize,
+  toolSelect: MortarHeader.toolSelect,
+  session: MortarHeader.session,
+  dedupe: MortarHeader.dedupe,
+  idempotencyKey: MortarHeader.idempotencyKey,
+} as const
+
+/**
+ * The form that sends `body` with `headers` again: "edit and resend". The system messages are
+ * joined into the system prompt; tool messages and assistant tool calls are not form fields, so
+ * such a conversation is best resent from its curl export.
+ */
+export function formFromRequest(body: Record<string, unknown>, headers: Record<string, string>): PlaygroundForm {
+  const form = defaultPlaygroundForm(typeof body.model === 'string' ? body.model : '')
+  const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: unknown; content?: unknown }>) : []
+  const text = (content: unknown) => (typeof content === 'string' ? content : '')
+  form.system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => text(m.content))
+    .join('\n\n')
+  form.messages = messages
+    .filter((m): m is { role: PlaygroundRole; content?: unknown } => m.role === 'user' || m.role === 'assistant')
+    .map((m) => ({ role: m.role, content: text(m.content) }))
+  form.maxTokens = typeof body.max_tokens === 'number' ? String(body.max_tokens) : ''
+  form.stream = body.stream !== false
+  const options = body.stream_options as { include_usage?: unknown } | undefined
+  form.includeUsage = options?.include_usage === true
+  form.toolsJson = Array.isArray(body.tools) && body.tools.length > 0 ? JSON.stringify(body.tools, null, 2) : ''
+  const choice = body.tool_choice as string | { function?: { name?: unknown } } | undefined
+  form.toolChoice =
+    typeof choice === 'string' ? choice : typeof choice?.function?.name === 'string' ? `function:${choice.function.name}` : ''
+  form.parallelToolCalls = typeof body.parallel_tool_calls === 'boolean' ? (String(body.parallel_tool_calls) as 'true' | 'false') : ''
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  for (const [field, name] of Object.entries(HEADER_FIELDS) as Array<[keyof typeof HEADER_FIELDS, string]>) {
+    form[field] = lower[name] ?? ''
+  }
+  return form
+}

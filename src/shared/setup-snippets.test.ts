@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { setupSnippets } from './setup-snippets'
+
+describe('setupSnippets', () => {
+  const snippets = setupSnippets({ baseUrl: 'http://127.0.0.1:7313/v1', model: 'Qwen/Qwen2.5-7B-Instruct', contextWindow: 4096 })
+
+  it('covers the tools the README names', () => {
+    expect(snippets.map((s) => s.id)).toEqual(['continue', 'cline', 'zed', 'open-webui', 'openai-ts', 'openai-python', 'curl'])
+  })
+
+  it("fills in this gateway's URL and model everywhere, and never a real key", () => {
+    for (const snippet of snippets) {
+      expect(snippet.text, snippet.id).toContain('http://127.0.0.1:7313/v1')
+      expect(snippet.text, snippet.id).not.toMatch(/mk_live_[A-Za-z0-9]{40}/)
+    }
+    expect(snippets.filter((s) => !s.text.includes('Qwen/Qwen2.5-7B-Instruct')).map((s) => s.id)).toEqual(['open-webui'])
+  })
+
+  it('writes Zed settings as valid JSON with the context window', () => {
+    const zed = JSON.parse(snippets.find((s) => s.id === 'zed')!.text)
+    expect(zed.language_models.openai_compatible.Mortar.available_models[0].max_tokens).toBe(4096)
+  })
+})

@@ -1,0 +1,146 @@
+/**
+ * Copy-ready setup for the tools people point at Mortar (the README's IDE section, filled in with
+ * this gateway's URL and model). The key is a placeholder: keys are shown once, at creation.
+ */
+export interface SetupSnippet {
+  id: string
+  title: string
+  /** Where it goes. */
+  where: string
+  language: 'yaml' | 'json' | 'typescript' | 'python' | 'shell' | 'text'
+  text: string
+}
+
+export interface SetupTarget {
+  /** The OpenAI base URL, e.g. http://127.0.0.1:7313/v1 */
+  baseUrl: string
+  model: string
+  contextWindow: number
+  /** What to write where the key goes. */
+  keyPlaceholder?: string
+}
+
+export function setupSnippets(target: SetupTarget): SetupSnippet[] {
+  const { baseUrl, model, contextWindow } = target
+  const key = target.keyPlaceholder ?? 'mk_live_…'
+  const shortName = model.split('/').at(-1) ?? model
+  return [
+    {
+      id: 'continue',
+      title: 'Continue',
+      where: '~/.continue/config.yaml',
+      language: 'yaml',
+      text: [
+        'models:',
+        `  - name: ${shortName} (Mortar)`,
+        '    provider: openai',
+        `    model: ${model}`,
+        `    apiBase: ${baseUrl}`,
+        `    apiKey: ${key}`,
+        '    roles: [chat, edit, apply]',
+        '',
+      ].join('\n'),
+    },
+    {
+      id: 'cline',
+      title: 'Cline',
+      where: 'Cline settings → API Provider',
+      language: 'text',
+      text: [
+        'API Provider: OpenAI Compatible',
+        `Base URL: ${baseUrl}`,
+        `API Key: ${key}`,
+        `Model ID: ${model}`,
+        `Context window: ${contextWindow}`,
+        '',
+      ].join('\n'),
+    },
+    {
+      id: 'zed',
+      title: 'Zed',
+      where: 'settings.json (Zed then asks for the API key in its agent settings)',
+      language: 'json',
+      text:
+        JSON.stringify(
+          {
+            language_models: {
+              openai_compatible: {
+                Mortar: {
+                  api_url: baseUrl,
+                  available_models: [{ name: model, display_name: `${shortName} (Mortar)`, max_tokens: contextWindow }],
+                },
+              },
+            },
+          },
+          null,
+          2,
+        ) + '\n',
+    },
+    {
+      id: 'open-webui',
+      title: 'Open WebUI',
+      where: 'Admin Settings → Connections → OpenAI API, or the environment',
+      language: 'shell',
+      text: [
+        '# Open WebUI in Docker reaches the host as host.docker.internal: start Mortar with',
+        '# --allow-host host.docker.internal (and --host 0.0.0.0) for that.',
+        `OPENAI_API_BASE_URL=${baseUrl}`,
+        `OPENAI_API_KEY=${key}`,
+        '',
+      ].join('\n'),
+    },
+    {
+      id: 'openai-ts',
+      title: 'OpenAI SDK (TypeScript)',
+      where: 'npm install openai',
+      language: 'typescript',
+      text: [
+        "import OpenAI from 'openai'",
+        '',
+        `const client = new OpenAI({ baseURL: ${JSON.stringify(baseUrl)}, apiKey: process.env.MORTAR_API_KEY })`,
+        '// Pass `stream` explicitly: Mortar streams when it is left out, and the SDK leaves it out.',
+        'const completion = await client.chat.completions.create({',
+        `  model: ${JSON.stringify(model)},`,
+        "  messages: [{ role: 'user', content: 'Hello' }],",
+        '  stream: false,',
+        '})',
+        'console.log(completion.choices[0]?.message.content)',
+        '',
+      ].join('\n'),
+    },
+    {
+      id: 'openai-python',
+      title: 'OpenAI SDK (Python)',
+      where: 'pip install openai',
+      language: 'python',
+      text: [
+        'import os',
+        'from openai import OpenAI',
+        '',
+        `client = OpenAI(base_url=${JSON.stringify(baseUrl)}, api_key=os.environ["MORTAR_API_KEY"])`,
+        'stream = client.chat.completions.create(',
+        `    model=${JSON.stringify(model)},`,
+        '    messages=[{"role": "user", "content": "Hello"}],',
+        '    stream=True, stream_options={"include_usage": True},',
+        ')',
+        'for chunk in stream:',
+        '    if chunk.choices and chunk.choices[0].delta.content:',
+        '        print(chunk.choices[0].delta.content, end="", flush=True)',
+        '',
+      ].join('\n'),
+    },
+    {
+      id: 'curl',
+      title: 'curl',
+      where: 'a terminal',
+      language: 'shell',
+      text: [
+        `export MORTAR_API_KEY=${key}`,
+        `curl -N ${baseUrl}/chat/completions \\`,
+        '  -H "Authorization: Bearer $MORTAR_API_KEY" \\',
+        `  -d '{"model": ${JSON.stringify(model)}, "messages": [{"role": "user", "content": "Hello, Mortar"}]}'`,
+        '',
+      ].join('\n'),
+    },
+  ]
+}

@@ -15,6 +15,7 @@ import { chatCompletions } from './routes/chat-completions'
 import { getModel, listModels } from './routes/models'
 import { stopGeneration } from './routes/stop-generation'
 import { telemetryStream } from './routes/telemetry'
+import { keysRouter } from './routes/keys'
 import { InFlightDedupe } from './pipeline/in-flight-dedupe'
 import { TelemetryBus } from './telemetry/telemetry-bus'
 import type { CompletionObserver } from './pipeline/completion-context'
@@ -97,6 +98,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     }),
   )
   v1.get('/telemetry', telemetryStream(telemetry))
+  v1.use('/keys', keysRouter(config.keys))
   v1.post('/generations/:id/stop', stopGeneration(generations))
   v1.all('/chat/completions', methodNotAllowed('POST'))
   v1.all('/generations/:id/stop', methodNotAllowed('POST'))

@@ -203,7 +203,7 @@ describe('telemetry stream (GET /v1/telemetry)', () => {
     const accepted = await sub.next()
     const first = await sub.next()
     const finished = await sub.next()
-    expect(accepted).toMatchObject({ type: 'request.accepted', id, org: 'default', session: 'telemetry-1', model: 'Qwen/Qwen2.5-7B-Instruct', deployment: 'scripted', stream: true, dedupe: null })
+    expect(accepted).toMatchObject({ type: 'request.accepted', id, key_name: 'default', org: 'default', session: 'telemetry-1', model: 'Qwen/Qwen2.5-7B-Instruct', deployment: 'scripted', stream: true, dedupe: null })
     expect(first).toMatchObject({ type: 'request.first_token', id })
     expect((first as { ttft_ms: number }).ttft_ms).toBeGreaterThanOrEqual(0)
     expect(finished).toMatchObject({ type: 'request.finished', id, finish_reason: 'stop', usage_source: 'estimate', cost_usd: null, upstream: null })

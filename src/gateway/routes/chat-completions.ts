@@ -69,6 +69,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
       id,
       ...telemetryBase,
       at: new Date().toISOString(),
+      key_name: principal.keyName,
       deployment: model.backend.deployment,
       stream: request.stream,
       optimizer: optimized.report,

@@ -16,6 +16,8 @@ interface RequestEventBase {
 
 export interface RequestAcceptedEvent extends RequestEventBase {
   type: 'request.accepted'
+  /** The name of the API key that sent it (its name only, never the key): which client it was. */
+  key_name: string
   deployment: string
   stream: boolean
   /** The X-Mortar-Optimizer report. */

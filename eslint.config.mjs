@@ -27,7 +27,7 @@ const layer = (name, { paths = [], patterns = [] }) => ({
 })
 
 export default tseslint.config(
-  { ignores: ['out/**', '**/node_modules/**', 'test-results/**', 'playwright-report/**', 'bin/**'] },
+  { ignores: ['out/**', 'dist/**', '**/node_modules/**', 'test-results/**', 'playwright-report/**', 'bin/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -61,7 +61,8 @@ test('the desktop app opens a connected window; a key created in Settings works 
     await page.getByTestId('send-button').click()
     await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished')
 
-    // Settings: the gateway section and key management are there; a new key works from the SDK.
+    // Settings: the gateway section and key management (over /v1/keys with the window's
+    // per-launch owner key) are there; a new key works from the SDK.
     await page.getByTestId('nav-settings').click()
     await expect(page.getByTestId('settings-gateway')).toBeVisible()
     await page.getByTestId('key-name').fill('sdk-from-settings')
@@ -73,6 +74,7 @@ test('the desktop app opens a connected window; a key created in Settings works 
     const completion = await client.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], model: 'Qwen/Qwen2.5-7B-Instruct', stream: false })
     expect(completion.choices[0]?.message.content).toBe('hi')
     await page.getByTestId('key-row').filter({ hasText: 'sdk-from-settings' }).getByTestId('key-revoke').click()
+    await page.getByTestId('key-row').filter({ hasText: 'sdk-from-settings' }).getByTestId('key-confirm-yes').click()
     await expect(page.getByTestId('key-row').filter({ hasText: 'sdk-from-settings' })).toHaveAttribute('data-status', 'revoked')
     await expect(client.models.list()).rejects.toThrow(/401/)
   } finally {

@@ -18,7 +18,15 @@ test('a request from the openai SDK shows up live in Traffic, and Stop there end
   await page.getByTestId('nav-traffic').click()
   await expect(page.getByTestId('traffic-connection')).toHaveAttribute('data-state', 'live')
 
-  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: await server.uiKey(), maxRetries: 0 })
+  // The SDK gets a key of its own (made over /v1/keys with the UI's owner key): Traffic names it.
+  const made = await fetch(`${server.url}/v1/keys`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await server.uiKey()}` },
+    body: JSON.stringify({ name: 'sdk-agent-key', role: 'member' }),
+  })
+  expect(made.status).toBe(201)
+  const { key } = (await made.json()) as { key: string }
+  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key, maxRetries: 0 })
   const stream = await client.chat.completions.create(
     { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: words(300) }], stream: true },
     { headers: { 'X-Mortar-Session': 'sdk-agent' } },
@@ -30,7 +38,8 @@ test('a request from the openai SDK shows up live in Traffic, and Stop there end
 
   const row = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-session').filter({ hasText: 'sdk-agent' }) })
   await expect(row).toHaveAttribute('data-status', 'running')
-  await expect(row.getByTestId('traffic-source')).toHaveText('other client')
+  await expect(row.getByTestId('traffic-key-name')).toHaveText('sdk-agent-key')
+  await expect(row.getByTestId('traffic-this-window')).toHaveCount(0)
   await expect(page.getByTestId('running-count')).toHaveText('1 running')
   await saveScreenshot(page, testInfo, 'traffic-running')
   await row.getByTestId('traffic-stop').click()
@@ -49,6 +58,7 @@ test('a request from the openai SDK shows up live in Traffic, and Stop there end
   expect(response.status).toBe(200)
   const scripted = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-session').filter({ hasText: 'script' }) })
   await expect(scripted).toHaveAttribute('data-status', 'finished')
+  await expect(scripted.getByTestId('traffic-key-name')).toHaveText('ui') // `mortar serve`'s UI key
   await expect(page.getByTestId('traffic-row')).toHaveCount(2)
 
   // Filters, and the detail of a request another client made: its events and reports.
@@ -56,11 +66,12 @@ test('a request from the openai SDK shows up live in Traffic, and Stop there end
   await expect(page.getByTestId('traffic-row')).toHaveCount(1)
   await row.click()
   await expect(page.getByTestId('traffic-detail')).toContainText('request.stopped')
+  await expect(page.getByTestId('traffic-detail-client')).toHaveText('sdk-agent-key')
   await expect(page.getByTestId('traffic-detail').getByTestId('optimizer-report')).toBeVisible()
   await saveScreenshot(page, testInfo, 'traffic')
 })
 
-test("the window's own requests in Traffic open in the inspector and the playground", async ({ page }) => {
+test("the window's own requests in Traffic open in the inspector and the playground", async ({ page }, testInfo) => {
   await openUi(page, server)
   await page.getByTestId('message-0-content').fill('from the window')
   await page.getByTestId('header-session').fill('window-session')
@@ -71,7 +82,9 @@ test("the window's own requests in Traffic open in the inspector and the playgro
   await page.getByTestId('nav-traffic').click()
   const row = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-session').filter({ hasText: 'window-session' }) })
   await expect(row).toHaveAttribute('data-status', 'finished')
-  await expect(row.getByTestId('traffic-source')).toHaveText('this window')
+  await expect(row.getByTestId('traffic-key-name')).toHaveText('ui')
+  await expect(row.getByTestId('traffic-this-window')).toHaveText('this window')
+  await saveScreenshot(page, testInfo, 'traffic-this-window')
   await row.click()
   await page.getByTestId('traffic-open-inspector').click()
   await expect(page.getByTestId('request-id')).toHaveText(/^chatcmpl-/)

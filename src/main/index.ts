@@ -43,7 +43,6 @@ const isAppUrl = (url: string): boolean => isSameOrigin(url, appOrigin)
 function registerIpc(): void {
   const handlers = createIpcHandlers({
     gatewayInfo: () => gatewayInfo,
-    keys: () => gateway?.keys ?? null,
     settings: settingsFile,
     testModelServer: (url) => checkModelServer(url),
     relaunch: () => {

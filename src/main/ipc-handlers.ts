@@ -1,18 +1,8 @@
 // The IPC handlers and the guard every call passes. Kept free of electron, so the sender check,
 // the argument validation and the handlers themselves are unit-tested without an Electron binary
 // (ipc-handlers.test.ts); index.ts only wires them to ipcMain.
-import type { KeyRecord } from '../gateway/auth/key-records'
-import type { KeyStore } from '../gateway/auth/key-store'
 import type { DesktopSettings } from '../shared/desktop-settings'
-import type {
-  ApiKeySummary,
-  GatewayInfo,
-  IpcArgs,
-  IpcChannel,
-  IpcEnvelope,
-  IpcResult,
-  ModelServerCheck,
-} from '../shared/ipc'
+import type { GatewayInfo, IpcArgs, IpcChannel, IpcEnvelope, IpcResult, ModelServerCheck } from '../shared/ipc'
 import { parseIpcArgs } from '../shared/ipc-validation'
 
 export type IpcHandlers = {
@@ -21,41 +11,20 @@ export type IpcHandlers = {
 
 export interface IpcHandlerDeps {
   gatewayInfo(): GatewayInfo
-  /** The running gateway's key store; null when the gateway is not running. */
-  keys(): KeyStore | null
   settings: { read(): DesktopSettings; write(settings: DesktopSettings): DesktopSettings }
   testModelServer(url: string): Promise<ModelServerCheck>
   relaunch(): void
 }
 
-/** A key as the renderer may see it: everything but the hash. */
-export function keySummary(record: KeyRecord): ApiKeySummary {
-  const { hash: _hash, ...summary } = record
-  return summary
-}
-
 // Typed as a full map over IpcChannels, so a new channel does not compile until handled here.
+// (API keys are not here: the renderer manages them over the gateway's /v1/keys with the
+// window's owner key, exactly as in a browser.)
 export function createIpcHandlers(deps: IpcHandlerDeps): IpcHandlers {
-  const keys = (): KeyStore => {
-    const store = deps.keys()
-    if (store === null) throw new Error('The gateway is not running, so its keys cannot be managed.')
-    return store
-  }
   return {
     'gateway:get-info': () => deps.gatewayInfo(),
     'settings:get': () => deps.settings.read(),
     'settings:set': (settings) => deps.settings.write(settings),
     'settings:test-model-server': (url) => deps.testModelServer(url),
-    'keys:list': () => keys().list().map(keySummary),
-    'keys:create': ({ name, role, expiresInDays }) => {
-      const { key, record } = keys().create({ name, role, expiresInDays })
-      return { key, record: keySummary(record) }
-    },
-    'keys:revoke': (id) => keySummary(keys().revoke(id)),
-    'keys:rotate': (id) => {
-      const { key, record } = keys().rotate(id)
-      return { key, record: keySummary(record) }
-    },
     'app:relaunch': () => {
       deps.relaunch()
       return null

@@ -7,23 +7,11 @@ import type { IpcArgs, IpcChannel } from './ipc'
  * the types say. The mapped type makes this fail to compile when a channel has no schema, or a
  * schema whose output is not the channel's argument tuple.
  */
-const keyId = z.string().regex(/^key_[A-Za-z0-9_-]{1,100}$/, { error: 'must be a key ID (key_…)' })
-
 export const ipcArgSchemas: { [C in IpcChannel]: z.ZodType<IpcArgs<C>> } = {
   'gateway:get-info': z.tuple([]),
   'settings:get': z.tuple([]),
   'settings:set': z.tuple([desktopSettingsSchema]),
   'settings:test-model-server': z.tuple([z.string().regex(/^https?:\/\/[^/\s]+(\/\S*)?$/).max(2_000)]),
-  'keys:list': z.tuple([]),
-  'keys:create': z.tuple([
-    z.object({
-      name: z.string().trim().min(1).max(100),
-      role: z.enum(['owner', 'admin', 'member']),
-      expiresInDays: z.number().int().min(1).max(36_500).nullable(),
-    }),
-  ]),
-  'keys:revoke': z.tuple([keyId]),
-  'keys:rotate': z.tuple([keyId]),
   'app:relaunch': z.tuple([]),
 }
 

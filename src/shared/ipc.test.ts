@@ -40,13 +40,13 @@ describe('createDesktopApi', () => {
     expectTypeOf(api.gatewayGetInfo).returns.resolves.toEqualTypeOf<GatewayInfo>()
 
     await expect(api.gatewayGetInfo()).resolves.toEqual(info)
-    await api.keysRevoke('key_1')
-    expect(calls).toEqual([['gateway:get-info'], ['keys:revoke', 'key_1']])
+    await api.settingsTestModelServer('http://gpu-1:8000/v1')
+    expect(calls).toEqual([['gateway:get-info'], ['settings:test-model-server', 'http://gpu-1:8000/v1']])
   })
 
   it("rejects with the handler's own message", async () => {
-    const api = createDesktopApi(async () => ({ ok: false, error: 'No key has the ID key_1.' }))
-    await expect(api.keysRevoke('key_1')).rejects.toThrow(/^No key has the ID key_1\.$/)
+    const api = createDesktopApi(async () => ({ ok: false, error: 'The settings file is read-only.' }))
+    await expect(api.settingsSet(defaultDesktopSettings())).rejects.toThrow(/^The settings file is read-only\.$/)
   })
 
   it('rejects a reply that is not an envelope', async () => {
@@ -60,23 +60,24 @@ describe('parseIpcArgs', () => {
     expect(Object.keys(ipcArgSchemas).sort()).toEqual([...ipcChannels].sort())
   })
 
+  it('keeps the map narrow: key management is the HTTP API (/v1/keys), not IPC', () => {
+    expect(ipcChannels.filter((channel) => channel.startsWith('keys:'))).toEqual([])
+  })
+
   it('accepts well-formed arguments', () => {
     expect(parseIpcArgs('gateway:get-info', [])).toEqual({ ok: true, args: [] })
     expect(parseIpcArgs('settings:set', [defaultDesktopSettings()]).ok).toBe(true)
-    expect(parseIpcArgs('keys:create', [{ name: ' ci ', role: 'member', expiresInDays: 30 }])).toEqual({
-      ok: true,
-      args: [{ name: 'ci', role: 'member', expiresInDays: 30 }],
-    })
+    expect(parseIpcArgs('settings:test-model-server', ['http://gpu-1:8000/v1'])).toEqual({ ok: true, args: ['http://gpu-1:8000/v1'] })
   })
 
   it('refuses extra, missing or malformed arguments with a message', () => {
     expect(parseIpcArgs('gateway:get-info', ['surprise']).ok).toBe(false)
-    expect(parseIpcArgs('keys:revoke', []).ok).toBe(false)
-    expect(parseIpcArgs('keys:revoke', ['../../etc'])).toEqual({
+    expect(parseIpcArgs('settings:test-model-server', []).ok).toBe(false)
+    expect(parseIpcArgs('settings:test-model-server', [42])).toEqual({
       ok: false,
-      error: "Invalid argument 0 for 'keys:revoke': must be a key ID (key_…).",
+      error: "Invalid argument 0 for 'settings:test-model-server': Invalid input: expected string, received number.",
     })
-    expect(parseIpcArgs('keys:create', [{ name: 'x', role: 'root', expiresInDays: 1 }]).ok).toBe(false)
+    expect(parseIpcArgs('app:relaunch', ['now']).ok).toBe(false)
     const settings = defaultDesktopSettings()
     expect(parseIpcArgs('settings:set', [{ ...settings, gateway: { ...settings.gateway, port: 70_000 } }]).ok).toBe(false)
     expect(parseIpcArgs('settings:test-model-server', ['javascript:alert(1)']).ok).toBe(false)

@@ -16,33 +16,6 @@ export interface GatewayInfo {
   error: string | null
 }
 
-/** An API key as the settings page lists it: never the key or its hash. */
-export interface ApiKeySummary {
-  id: string
-  name: string
-  org: string
-  role: 'owner' | 'admin' | 'member'
-  /** `mk_live_AbCd…wxYz` */
-  hint: string
-  createdAt: string
-  expiresAt: string | null
-  revokedAt: string | null
-  rotatedFrom: string | null
-}
-
-export interface CreateApiKeyRequest {
-  name: string
-  role: ApiKeySummary['role']
-  /** Days until it expires, or null for never. */
-  expiresInDays: number | null
-}
-
-/** A new key: shown once, never stored in clear. */
-export interface CreatedApiKey {
-  key: string
-  record: ApiKeySummary
-}
-
 export interface ModelServerCheck {
   ok: boolean
   /** HTTP status of GET {url}/models, or null when it could not be reached. */
@@ -52,16 +25,16 @@ export interface ModelServerCheck {
   message: string
 }
 
-/** Every invoke-style channel: its arguments (as a tuple) and the value it resolves to. */
+/**
+ * Every invoke-style channel: its arguments (as a tuple) and the value it resolves to. Only what
+ * main alone knows or can do belongs here; anything the gateway's HTTP API offers (API keys:
+ * `/v1/keys`) the renderer asks the gateway for, the same way in Electron and in a browser.
+ */
 export interface IpcChannels {
   'gateway:get-info': { args: []; result: GatewayInfo }
   'settings:get': { args: []; result: DesktopSettings }
   'settings:set': { args: [settings: DesktopSettings]; result: DesktopSettings }
   'settings:test-model-server': { args: [url: string]; result: ModelServerCheck }
-  'keys:list': { args: []; result: ApiKeySummary[] }
-  'keys:create': { args: [request: CreateApiKeyRequest]; result: CreatedApiKey }
-  'keys:revoke': { args: [id: string]; result: ApiKeySummary }
-  'keys:rotate': { args: [id: string]; result: CreatedApiKey }
   /** Restart the app, so gateway settings (port, address, model servers) take effect. */
   'app:relaunch': { args: []; result: null }
 }
@@ -76,10 +49,6 @@ export const ipcChannels = [
   'settings:get',
   'settings:set',
   'settings:test-model-server',
-  'keys:list',
-  'keys:create',
-  'keys:revoke',
-  'keys:rotate',
   'app:relaunch',
 ] as const satisfies readonly IpcChannel[]
 

@@ -4,7 +4,7 @@ import { applyTelemetryEvent, emptyTraffic, modelsSeen, noTrafficFilter, parseTe
 
 const base = { org: 'default', session: 'sess_a', model: 'Qwen/Qwen2.5-7B-Instruct', at: '2025-01-01T00:00:00.000Z' }
 const accepted = (id: string, extra: Partial<TelemetryEvent> = {}): TelemetryEvent =>
-  ({ type: 'request.accepted', id, ...base, deployment: 'scripted', stream: true, optimizer: 'ruleset=2; mode=off', tool_selector: null, dedupe: null, ...extra }) as TelemetryEvent
+  ({ type: 'request.accepted', id, ...base, key_name: 'continue-laptop', deployment: 'scripted', stream: true, optimizer: 'ruleset=2; mode=off', tool_selector: null, dedupe: null, ...extra }) as TelemetryEvent
 const ended = (id: string, type: RequestEndedEvent['type'] = 'request.finished'): TelemetryEvent => ({
   type,
   id,
@@ -42,6 +42,7 @@ describe('applyTelemetryEvent', () => {
       cachedTokens: 4,
       deployment: 'scripted',
       stream: true,
+      keyName: 'continue-laptop',
     })
     expect(state.rows[0]?.events).toHaveLength(4)
     expect(state.eventCount).toBe(4)
@@ -61,9 +62,19 @@ describe('applyTelemetryEvent', () => {
     expect(new Set(state.rows.map((r) => r.key)).size).toBe(2)
   })
 
-  it('still shows a request accepted before the subscription', () => {
+  it('still shows a request accepted before the subscription (its client unknown)', () => {
     const state = fold([ended('old')])
-    expect(state.rows[0]).toMatchObject({ id: 'old', status: 'finished', deployment: 'scripted' })
+    expect(state.rows[0]).toMatchObject({ id: 'old', status: 'finished', deployment: 'scripted', keyName: null })
+  })
+
+  it('names the client by the key that sent it, each deduplicated request by its own', () => {
+    const state = fold([
+      accepted('a', { key_name: 'cline', dedupe: 'leader' }),
+      accepted('a', { key_name: 'zed', dedupe: 'shared' }),
+      accepted('b', { key_name: undefined } as Partial<TelemetryEvent>),
+      ended('a'),
+    ])
+    expect(state.rows.map((r) => r.keyName)).toEqual(['cline', 'zed', null])
   })
 
   it('keeps only the newest rows', () => {

@@ -19,6 +19,8 @@ export interface TrafficRow {
   at: string
   model: string
   session: string
+  /** The name of the API key that sent it (request.accepted's `key_name`): which client it was. */
+  keyName: string | null
   deployment: string | null
   stream: boolean | null
   optimizer: string | null
@@ -64,6 +66,7 @@ function newRow(event: TelemetryEvent, key: string): TrafficRow {
     at: event.at,
     model: event.model,
     session: event.session,
+    keyName: null,
     deployment: null,
     stream: null,
     optimizer: null,
@@ -89,6 +92,8 @@ function update(row: TrafficRow, event: TelemetryEvent): TrafficRow {
       return {
         ...next,
         at: event.at,
+        // Lenient: a gateway from before key names sends none.
+        keyName: typeof event.key_name === 'string' ? event.key_name : null,
         deployment: event.deployment,
         stream: event.stream,
         optimizer: event.optimizer,

@@ -1,51 +1,75 @@
-import { useCallback, useEffect, useMemo, useState } from 'react'
-import type { ApiKeySummary, CreateApiKeyRequest, CreatedApiKey } from '../../../shared/ipc'
-import { keyManagement } from '../lib/desktop'
+import { useCallback, useEffect, useState } from 'react'
+import type { ApiKeyObject, CreatedApiKey, CreateKeyRequest } from '../../../shared/api/keys'
+import { insufficientRole, type GatewayClient } from '../lib/gateway-client'
+
+/**
+ * Whether this window's key may manage keys. `/v1/keys` answers owners and admins; anyone else
+ * gets 403 `insufficient_role`, and the panel then says so instead of offering what would fail.
+ */
+export type KeyAccess = { kind: 'loading' } | { kind: 'allowed' } | { kind: 'forbidden'; message: string }
 
 export interface ApiKeysState {
-  /** False in a browser: the panel is hidden. */
-  available: boolean
-  keys: ApiKeySummary[]
+  access: KeyAccess
+  keys: ApiKeyObject[]
   /** The key just created or rotated: shown once, until dismissed. */
   revealed: CreatedApiKey | null
   error: string | null
   busy: boolean
-  create(request: CreateApiKeyRequest): Promise<void>
+  create(request: CreateKeyRequest): Promise<void>
   revoke(id: string): Promise<void>
   rotate(id: string): Promise<void>
   dismissRevealed(): void
 }
 
-export function useApiKeys(): ApiKeysState {
-  const manager = useMemo(() => keyManagement(), [])
-  const [keys, setKeys] = useState<ApiKeySummary[]>([])
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The organization's API keys, over the gateway's `/v1/keys` with this window's key: the same
+ * calls in Electron (the per-launch owner key) and in a browser (the key the tab was opened with).
+ */
+export function useApiKeys(client: GatewayClient): ApiKeysState {
+  const [access, setAccess] = useState<KeyAccess>({ kind: 'loading' })
+  const [keys, setKeys] = useState<ApiKeyObject[]>([])
   const [revealed, setRevealed] = useState<CreatedApiKey | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
 
-  const refresh = useCallback(async () => {
-    if (manager === null) return
-    setKeys(await manager.list())
-  }, [manager])
+  // What a listing means for the panel: the keys, or that this key may not see them.
+  const settle = useCallback((outcome: { keys: ApiKeyObject[] } | { error: unknown }) => {
+    if ('keys' in outcome) {
+      setKeys(outcome.keys)
+      setAccess({ kind: 'allowed' })
+      return
+    }
+    const forbidden = insufficientRole(outcome.error)
+    if (forbidden === null) {
+      setError(messageOf(outcome.error))
+      return
+    }
+    setKeys([])
+    setAccess({ kind: 'forbidden', message: forbidden })
+  }, [])
+
+  const refresh = useCallback(
+    () => client.listKeys().then((listed) => settle({ keys: listed }), (e: unknown) => settle({ error: e })),
+    [client, settle],
+  )
 
   useEffect(() => {
-    if (manager === null) return
-    let cancelled = false
-    manager.list().then(
+    const controller = new AbortController()
+    client.listKeys(controller.signal).then(
       (listed) => {
-        if (!cancelled) setKeys(listed)
+        if (!controller.signal.aborted) settle({ keys: listed })
       },
       (e: unknown) => {
-        if (!cancelled) setError(e instanceof Error ? e.message : String(e))
+        if (!controller.signal.aborted) settle({ error: e })
       },
     )
-    return () => {
-      cancelled = true
-    }
-  }, [manager])
+    return () => controller.abort()
+  }, [client, settle])
 
   const run = useCallback(
-    async (action: () => Promise<CreatedApiKey | ApiKeySummary>) => {
+    async (action: () => Promise<CreatedApiKey | ApiKeyObject>) => {
       setBusy(true)
       setError(null)
       try {
@@ -53,7 +77,7 @@ export function useApiKeys(): ApiKeysState {
         if ('key' in result) setRevealed(result)
         await refresh()
       } catch (e) {
-        setError(e instanceof Error ? e.message : String(e))
+        setError(messageOf(e))
       } finally {
         setBusy(false)
       }
@@ -62,14 +86,14 @@ export function useApiKeys(): ApiKeysState {
   )
 
   return {
-    available: manager !== null,
+    access,
     keys,
     revealed,
     error,
     busy,
-    create: (request) => run(() => manager!.create(request)),
-    revoke: (id) => run(() => manager!.revoke(id)),
-    rotate: (id) => run(() => manager!.rotate(id)),
+    create: (request) => run(() => client.createKey(request)),
+    revoke: (id) => run(() => client.revokeKey(id)),
+    rotate: (id) => run(() => client.rotateKey(id)),
     dismissRevealed: () => setRevealed(null),
   }
 }

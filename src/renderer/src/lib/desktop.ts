@@ -4,19 +4,14 @@
 // - where the gateway is and which key to use (IPC in Electron; the page's origin and the key
 //   from the `#key=` fragment, or typed in, in a browser);
 // - where settings live (main's settings.json over IPC; localStorage, UI preferences only);
-// - what only main can do (key management, testing a model server, relaunching), null in a browser.
+// - what only main can do (testing a model server, relaunching), null in a browser.
+// API keys are not here: both manage them over the gateway's HTTP API (/v1/keys, gateway-client.ts).
 import {
   defaultDesktopSettings,
   settingsFromStored,
   type DesktopSettings,
 } from '../../../shared/desktop-settings'
-import type {
-  ApiKeySummary,
-  CreateApiKeyRequest,
-  CreatedApiKey,
-  ModelServerCheck,
-  MortarDesktopApi,
-} from '../../../shared/ipc'
+import type { ModelServerCheck, MortarDesktopApi } from '../../../shared/ipc'
 
 export interface Connection {
   /** Gateway base URL without a trailing slash ('' in a browser: the page's own origin). */
@@ -120,20 +115,6 @@ export function settingsStore(): SettingsStore {
       return settings
     },
   }
-}
-
-export interface KeyManagement {
-  list(): Promise<ApiKeySummary[]>
-  create(request: CreateApiKeyRequest): Promise<CreatedApiKey>
-  revoke(id: string): Promise<ApiKeySummary>
-  rotate(id: string): Promise<CreatedApiKey>
-}
-
-/** Managing keys.json is main's job; a browser tab gets null (and hides the panel). */
-export function keyManagement(): KeyManagement | null {
-  const api = desktopApi()
-  if (api === undefined) return null
-  return { list: () => api.keysList(), create: (r) => api.keysCreate(r), revoke: (id) => api.keysRevoke(id), rotate: (id) => api.keysRotate(id) }
 }
 
 export interface DesktopControls {

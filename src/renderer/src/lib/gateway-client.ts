@@ -2,6 +2,7 @@
 // Authorization header, so streams are read from fetch's ReadableStream too.
 import type { ModelList, ModelObject, StopGenerationResponse } from '../../../shared/api/chat-response'
 import type { ErrorEnvelope } from '../../../shared/api/errors'
+import type { ApiKeyObject, CreatedApiKey, CreateKeyRequest } from '../../../shared/api/keys'
 import type { Connection } from './desktop'
 
 export class GatewayHttpError extends Error {
@@ -13,6 +14,12 @@ export class GatewayHttpError extends Error {
   ) {
     super(message)
   }
+}
+
+/** The gateway's message when it refused for want of a role (403), else null. */
+export function insufficientRole(error: unknown): string | null {
+  if (!(error instanceof GatewayHttpError) || error.status !== 403) return null
+  return error.message
 }
 
 async function errorOf(response: Response): Promise<GatewayHttpError> {
@@ -61,6 +68,40 @@ export class GatewayClient {
       signal,
       cache: 'no-store',
     })
+  }
+
+  // Key management (`/v1/keys`): owner and admin keys only, so a member key gets 403
+  // `insufficient_role`, thrown as a GatewayHttpError like any other refusal.
+
+  async listKeys(signal?: AbortSignal): Promise<ApiKeyObject[]> {
+    const response = await fetch(this.url('/v1/keys'), { headers: this.authHeaders(), signal: signal ?? null, cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    return ((await response.json()) as { data: ApiKeyObject[] }).data
+  }
+
+  /** The new key is in the answer, and only there: Mortar keeps its hash. */
+  createKey(request: CreateKeyRequest): Promise<CreatedApiKey> {
+    return this.postKeys('', request)
+  }
+
+  revokeKey(id: string): Promise<ApiKeyObject> {
+    return this.postKeys(`/${encodeURIComponent(id)}/revoke`)
+  }
+
+  /** Revokes the key and makes its replacement (same name, role and org), shown once. */
+  rotateKey(id: string): Promise<CreatedApiKey> {
+    return this.postKeys(`/${encodeURIComponent(id)}/rotate`)
+  }
+
+  private async postKeys<T>(path: string, body?: unknown): Promise<T> {
+    const response = await fetch(this.url(`/v1/keys${path}`), {
+      method: 'POST',
+      headers: { ...this.authHeaders(), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      cache: 'no-store',
+    })
+    if (!response.ok) throw await errorOf(response)
+    return (await response.json()) as T
   }
 
   async openTelemetry(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {

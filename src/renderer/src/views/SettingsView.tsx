@@ -17,7 +17,7 @@ interface SettingsViewProps {
 }
 
 export function SettingsView({ client, settings, onSignOut }: SettingsViewProps) {
-  const keys = useApiKeys()
+  const keys = useApiKeys(client)
   const models = useModels(client)
   const controls = useMemo(() => desktopControls(), [])
   const current = settings.settings
@@ -44,13 +44,13 @@ export function SettingsView({ client, settings, onSignOut }: SettingsViewProps)
           testModelServer={controls.testModelServer}
         />
       ) : null}
-      {keys.available ? <ApiKeysPanel state={keys} /> : null}
+      <ApiKeysPanel state={keys} />
       {settings.scope === 'browser' ? (
         <section className="settings__section" data-testid="settings-browser-key">
           <h3>This tab&apos;s key</h3>
           <p className="muted">
-            This tab uses the key it was opened with, kept in session storage until the tab closes. Key management is in the
-            desktop app and the <code>mortar keys</code> command.
+            This tab uses the key it was opened with, kept in session storage until the tab closes. Forgetting it here does
+            not revoke it.
           </p>
           <button type="button" className="button" onClick={onSignOut} data-testid="forget-key">
             Forget this key

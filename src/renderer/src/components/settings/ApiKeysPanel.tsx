@@ -1,40 +1,44 @@
 import { useState } from 'react'
-import type { ApiKeySummary, CreateApiKeyRequest } from '../../../../shared/ipc'
+import { KEY_ROLES, type ApiKeyObject, type CreateKeyRequest, type KeyRole } from '../../../../shared/api/keys'
 import type { ApiKeysState } from '../../hooks/use-api-keys'
 import { CopyButton } from '../common/CopyButton'
 
-function status(key: ApiKeySummary): string {
-  if (key.revokedAt !== null) return 'revoked'
-  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return 'expired'
-  return 'active'
-}
+const EXPIRY_CHOICES = [
+  { value: '7', label: 'expires in 7 days' },
+  { value: '30', label: 'expires in 30 days' },
+  { value: '90', label: 'expires in 90 days' },
+  { value: '365', label: 'expires in a year' },
+  { value: 'never', label: 'never expires' },
+] as const
 
-function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: CreateApiKeyRequest): void }) {
+function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: CreateKeyRequest): void }) {
   const [name, setName] = useState('')
-  const [role, setRole] = useState<CreateApiKeyRequest['role']>('member')
+  const [role, setRole] = useState<KeyRole>('member')
   const [expiry, setExpiry] = useState('30')
-  const expiresInDays = expiry === 'never' ? null : Number(expiry)
   return (
     <form
       className="inline"
       onSubmit={(e) => {
         e.preventDefault()
-        if (name.trim() !== '') onCreate({ name: name.trim(), role, expiresInDays })
+        if (name.trim() === '') return
+        onCreate({ name: name.trim(), role, expires_in_days: expiry === 'never' ? null : Number(expiry) })
         setName('')
       }}
     >
-      <input value={name} placeholder="Name, e.g. continue-laptop" onChange={(e) => setName(e.target.value)} aria-label="Key name" data-testid="key-name" />
-      <select value={role} onChange={(e) => setRole(e.target.value as CreateApiKeyRequest['role'])} aria-label="Role" data-testid="key-role">
-        <option value="member">member</option>
-        <option value="admin">admin</option>
-        <option value="owner">owner</option>
+      <input value={name} placeholder="Name, e.g. continue-laptop" maxLength={100} onChange={(e) => setName(e.target.value)} aria-label="Key name" data-testid="key-name" />
+      <select value={role} onChange={(e) => setRole(e.target.value as KeyRole)} aria-label="Role" data-testid="key-role">
+        {[...KEY_ROLES].reverse().map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
       </select>
       <select value={expiry} onChange={(e) => setExpiry(e.target.value)} aria-label="Expires" data-testid="key-expiry">
-        <option value="7">expires in 7 days</option>
-        <option value="30">expires in 30 days</option>
-        <option value="90">expires in 90 days</option>
-        <option value="365">expires in a year</option>
-        <option value="never">never expires</option>
+        {EXPIRY_CHOICES.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
       </select>
       <button type="submit" className="button button--primary" disabled={busy || name.trim() === ''} data-testid="key-create">
         Create key
@@ -43,73 +47,137 @@ function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: Cr
   )
 }
 
-/** keys.json of the gateway's home, through main (desktop only). */
-export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
+type Confirming = { id: string; action: 'revoke' | 'rotate' } | null
+
+function KeyActions({ apiKey, state, confirming, onConfirming }: { apiKey: ApiKeyObject; state: ApiKeysState; confirming: Confirming; onConfirming(next: Confirming): void }) {
+  if (apiKey.status !== 'active') return null
+  // Both revoke the key at once, for every tool that uses it: one more click to be sure.
+  if (confirming?.id === apiKey.id) {
+    const act = confirming.action === 'revoke' ? () => state.revoke(apiKey.id) : () => state.rotate(apiKey.id)
+    return (
+      <span className="inline" data-testid="key-confirm">
+        <span>{confirming.action === 'revoke' ? 'Revoke it? Tools using it stop working.' : 'Rotate it? The old key stops working.'}</span>
+        <button
+          type="button"
+          className="button button--small button--danger"
+          disabled={state.busy}
+          onClick={() => {
+            onConfirming(null)
+            void act()
+          }}
+          data-testid="key-confirm-yes"
+        >
+          {confirming.action === 'revoke' ? 'Revoke' : 'Rotate'}
+        </button>
+        <button type="button" className="button button--small" onClick={() => onConfirming(null)}>
+          Cancel
+        </button>
+      </span>
+    )
+  }
   return (
-    <section className="settings__section" data-testid="settings-keys">
+    <span className="inline">
+      <button type="button" className="button button--small" onClick={() => onConfirming({ id: apiKey.id, action: 'rotate' })} disabled={state.busy} data-testid="key-rotate">
+        Rotate
+      </button>
+      <button type="button" className="button button--small button--danger" onClick={() => onConfirming({ id: apiKey.id, action: 'revoke' })} disabled={state.busy} data-testid="key-revoke">
+        Revoke
+      </button>
+    </span>
+  )
+}
+
+function Revealed({ created, onDone }: { created: NonNullable<ApiKeysState['revealed']>; onDone(): void }) {
+  return (
+    <div className="revealed" role="alert" data-testid="key-revealed">
+      <p>
+        <strong>{created.name}</strong> ({created.role}, {created.expires_at === null ? 'never expires' : `expires ${created.expires_at.slice(0, 10)}`}): copy this key now.
+        It is shown only once; Mortar keeps only its hash.
+      </p>
+      <code data-testid="key-revealed-value">{created.key}</code>
+      <CopyButton text={created.key} testId="key-copy" />
+      <button type="button" className="button button--small" onClick={onDone} data-testid="key-revealed-done">
+        Done
+      </button>
+    </div>
+  )
+}
+
+/**
+ * The organization's API keys, through the gateway's `/v1/keys` (owner and admin keys only):
+ * the same in the desktop app and in a browser.
+ */
+export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
+  const [confirming, setConfirming] = useState<Confirming>(null)
+  return (
+    <section className="settings__section" data-testid="settings-keys" data-access={state.access.kind}>
       <h3>API keys</h3>
-      <CreateKeyForm busy={state.busy} onCreate={(request) => void state.create(request)} />
-      {state.revealed !== null ? (
-        <div className="revealed" role="alert" data-testid="key-revealed">
+      {state.access.kind === 'forbidden' ? (
+        <div data-testid="keys-forbidden">
           <p>
-            <strong>{state.revealed.record.name}</strong>: copy this key now. It is shown only once; Mortar keeps only its hash.
+            <strong>This key cannot manage API keys.</strong> {state.access.message}
           </p>
-          <code data-testid="key-revealed-value">{state.revealed.key}</code>
-          <CopyButton text={state.revealed.key} testId="key-copy" />
-          <button type="button" className="button button--small" onClick={state.dismissRevealed}>
-            Done
-          </button>
+          <p className="muted">
+            Open Mortar with an owner or admin key (the UI link <code>mortar serve</code> prints has one), or use{' '}
+            <code>mortar keys create</code> on the gateway&apos;s machine.
+          </p>
         </div>
-      ) : null}
+      ) : (
+        <>
+          <p className="muted">
+            Give each tool its own key, so Traffic shows which one sent a request, and a leaked key can be revoked alone. Keys
+            belong to this key&apos;s organization; a key can give out at most its own role.
+          </p>
+          <CreateKeyForm busy={state.busy || state.access.kind !== 'allowed'} onCreate={(request) => void state.create(request)} />
+        </>
+      )}
+      {state.revealed !== null ? <Revealed created={state.revealed} onDone={state.dismissRevealed} /> : null}
       {state.error !== null ? (
-        <p className="field__problem" role="alert">
+        <p className="field__problem" role="alert" data-testid="keys-error">
           {state.error}
         </p>
       ) : null}
-      <table className="keys" data-testid="keys-table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Key</th>
-            <th>Role</th>
-            <th>Org</th>
-            <th>Created</th>
-            <th>Expires</th>
-            <th>Status</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {state.keys.map((key) => {
-            const s = status(key)
-            return (
-              <tr key={key.id} data-testid="key-row" data-status={s}>
+      {state.access.kind === 'allowed' ? (
+        <table className="keys" data-testid="keys-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Key</th>
+              <th>Role</th>
+              <th>Org</th>
+              <th>Created</th>
+              <th>Expires</th>
+              <th>Status</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {state.keys.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="muted">
+                  No keys yet.
+                </td>
+              </tr>
+            ) : null}
+            {state.keys.map((key) => (
+              <tr key={key.id} data-testid="key-row" data-status={key.status} data-id={key.id}>
                 <td>{key.name}</td>
                 <td>
                   <code>{key.hint}</code>
                 </td>
                 <td>{key.role}</td>
                 <td>{key.org}</td>
-                <td>{key.createdAt.slice(0, 10)}</td>
-                <td>{key.expiresAt?.slice(0, 10) ?? 'never'}</td>
-                <td>{s}</td>
+                <td>{key.created_at.slice(0, 10)}</td>
+                <td>{key.expires_at?.slice(0, 10) ?? 'never'}</td>
+                <td data-testid="key-status">{key.status}</td>
                 <td>
-                  {s === 'active' ? (
-                    <>
-                      <button type="button" className="button button--small" onClick={() => void state.rotate(key.id)} disabled={state.busy}>
-                        Rotate
-                      </button>
-                      <button type="button" className="button button--small button--danger" onClick={() => void state.revoke(key.id)} disabled={state.busy} data-testid="key-revoke">
-                        Revoke
-                      </button>
-                    </>
-                  ) : null}
+                  <KeyActions apiKey={key} state={state} confirming={confirming} onConfirming={setConfirming} />
                 </td>
               </tr>
-            )
-          })}
-        </tbody>
-      </table>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
     </section>
   )
 }

@@ -11,8 +11,8 @@ export function SetupSnippets({ target }: { target: SetupTarget }) {
     <section className="settings__section" data-testid="settings-snippets">
       <h3>Connect your tools</h3>
       <p className="muted">
-        OpenAI base URL <code data-testid="base-url">{target.baseUrl}</code>. Give each tool its own API key (API keys above, in
-        the desktop app, or <code>mortar keys create</code>).
+        OpenAI base URL <code data-testid="base-url">{target.baseUrl}</code>. Give each tool its own API key (API keys above, or{' '}
+        <code>mortar keys create</code>).
       </p>
       <div className="inline">
         {snippets.map((s) => (

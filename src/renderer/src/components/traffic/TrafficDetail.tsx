@@ -36,6 +36,8 @@ export function TrafficDetail({ row, onOpenInInspector, onOpenInPlayground }: Tr
         {row.optimizer !== null ? <OptimizerReportView report={row.optimizer} /> : null}
         {row.toolSelector !== null ? <ToolSelectorReportView report={row.toolSelector} /> : null}
         <dl className="parsed__facts">
+          <dt>client (key name)</dt>
+          <dd data-testid="traffic-detail-client">{row.keyName ?? '—'}</dd>
           <dt>finish_reason</dt>
           <dd>{row.finishReason ?? '—'}</dd>
           <dt>error</dt>

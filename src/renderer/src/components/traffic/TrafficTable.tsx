@@ -14,7 +14,7 @@ interface TrafficTableProps {
   onStop(id: string): void
 }
 
-const COLUMNS = ['Time', 'Status', 'Source', 'Model', 'Session', 'TTFT', 'Duration', 'Tokens (in/out)', 'Usage', 'Cost', 'Served by', 'Dedupe', '']
+const COLUMNS = ['Time', 'Status', 'Client', 'Model', 'Session', 'TTFT', 'Duration', 'Tokens (in/out)', 'Usage', 'Cost', 'Served by', 'Dedupe', '']
 
 export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect, onStop }: TrafficTableProps) {
   return (
@@ -49,8 +49,14 @@ export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect,
               <span className={`status status--${row.status}`} data-testid="traffic-status">
                 {row.status}
               </span>
-              <span className="muted" data-testid="traffic-source" title="The telemetry stream does not name clients; requests sent from this window are known">
-                {localIds.has(row.id) ? 'this window' : 'other client'}
+              <span
+                className="traffic__client"
+                data-testid="traffic-client"
+                data-local={localIds.has(row.id)}
+                title={`${row.keyName === null ? 'Accepted before this view subscribed: its key is not known' : `Sent with the API key "${row.keyName}"`}${localIds.has(row.id) ? ', from this window' : ''}`}
+              >
+                <span data-testid="traffic-key-name">{row.keyName ?? '—'}</span>
+                {localIds.has(row.id) ? <span className="tag" data-testid="traffic-this-window">this window</span> : null}
               </span>
               <span title={row.model}>{row.model}</span>
               <span title={row.session} data-testid="traffic-session">

@@ -1,0 +1,147 @@
+// Settings → API keys in a browser, against `mortar serve`: the page manages keys over the
+// gateway's /v1/keys with the key it was opened with (the UI link's owner key), the same calls
+// the desktop app makes. A key made there works from the openai SDK at once, and stops working
+// the moment it is revoked there.
+import { expect, test, type Page } from '@playwright/test'
+import OpenAI from 'openai'
+import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
+import { openUi, saveScreenshot } from './fixtures/ui'
+
+const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
+
+let server: MortarServer
+
+test.beforeAll(async () => {
+  server = await startMortarServer()
+})
+
+test.afterAll(async () => {
+  await server?.stop()
+})
+
+/** Creates a key in Settings and returns it, read from the shown-once view. */
+async function createKeyInSettings(page: Page, name: string, role: string, expiry: string): Promise<string> {
+  await page.getByTestId('key-name').fill(name)
+  await page.getByTestId('key-role').selectOption(role)
+  await page.getByTestId('key-expiry').selectOption(expiry)
+  await page.getByTestId('key-create').click()
+  await expect(page.getByTestId('key-revealed')).toContainText(name)
+  const key = (await page.getByTestId('key-revealed-value').textContent()) ?? ''
+  expect(key).toMatch(/^mk_live_[A-Za-z0-9]{40}$/)
+  return key
+}
+
+const sdk = (apiKey: string) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey, maxRetries: 0 })
+
+test('a key created in Settings works from the openai SDK, and stops working when revoked there', async ({ page, context }, testInfo) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+  await openUi(page, server)
+  await page.getByTestId('nav-settings').click()
+  await expect(page.getByTestId('settings-keys')).toHaveAttribute('data-access', 'allowed')
+  // The owner key `mortar serve` made on first run is listed (by its hint, never in full).
+  await expect(page.getByTestId('key-row').first()).toContainText('owner')
+
+  const key = await createKeyInSettings(page, 'e2e-sdk', 'member', '7')
+  const revealed = page.getByTestId('key-revealed')
+  const in7Days = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10)
+  await expect(revealed).toContainText(`member, expires ${in7Days}`)
+  // Copy puts exactly the shown key on the clipboard.
+  await page.getByTestId('key-copy').click()
+  await expect(page.getByTestId('key-copy')).toHaveText('Copied')
+  const clipboard = await page.evaluate(() => {
+    type WithClipboard = { navigator: { clipboard: { readText(): Promise<string> } } }
+    return (globalThis as unknown as WithClipboard).navigator.clipboard.readText()
+  })
+  expect(clipboard).toBe(key)
+
+  // Listed by its hint only, with its role and expiry.
+  const row = page.getByTestId('key-row').filter({ hasText: 'e2e-sdk' })
+  await expect(row).toHaveAttribute('data-status', 'active')
+  await expect(row).toContainText('member')
+  await expect(row).toContainText(in7Days)
+  await expect(row).toContainText(`${key.slice(0, 12)}…${key.slice(-4)}`)
+  await expect(page.getByTestId('keys-table')).not.toContainText(key)
+  await saveScreenshot(page, testInfo, 'settings-keys')
+
+  // Shown once: after Done, nowhere on the page.
+  await page.getByTestId('key-revealed-done').click()
+  await expect(page.getByTestId('key-revealed')).toHaveCount(0)
+  await expect(page.locator('body')).not.toContainText(key)
+
+  // The SDK with the new key: it lists models and gets a completion.
+  const client = sdk(key)
+  const models = await client.models.list()
+  expect(models.data.map((m) => m.id)).toContain(MODEL)
+  const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello from the sdk' }], stream: false })
+  expect(completion.choices[0]?.message.content).toBe('hello from the sdk')
+
+  // Traffic names the key that sent it.
+  await page.getByTestId('nav-traffic').click()
+  const sent = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-key-name').filter({ hasText: 'e2e-sdk' }) })
+  await expect(sent).toHaveAttribute('data-status', 'finished')
+
+  // Revoke in Settings (with its confirmation): the next SDK call gets 401.
+  await page.getByTestId('nav-settings').click()
+  await row.getByTestId('key-revoke').click()
+  await expect(row.getByTestId('key-confirm')).toContainText('Revoke it?')
+  await row.getByTestId('key-confirm-yes').click()
+  await expect(row).toHaveAttribute('data-status', 'revoked')
+  await expect(row.getByTestId('key-revoke')).toHaveCount(0)
+  const refused = await client.models.list().catch((error: unknown) => error)
+  expect(refused).toBeInstanceOf(OpenAI.AuthenticationError)
+  expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401)
+  await expect(
+    client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'again' }], stream: false }),
+  ).rejects.toMatchObject({ status: 401 })
+  await saveScreenshot(page, testInfo, 'settings-keys-revoked')
+})
+
+test('rotating in Settings shows the new key once; the old one stops working', async ({ page }) => {
+  await openUi(page, server)
+  await page.getByTestId('nav-settings').click()
+  const old = await createKeyInSettings(page, 'e2e-rotate', 'admin', 'never')
+  await expect(page.getByTestId('key-revealed')).toContainText('admin, never expires')
+  await page.getByTestId('key-revealed-done').click()
+
+  const row = page.getByTestId('key-row').filter({ hasText: 'e2e-rotate' }).and(page.locator('[data-status="active"]'))
+  await row.getByTestId('key-rotate').click()
+  await row.getByTestId('key-confirm-yes').click()
+  await expect(page.getByTestId('key-revealed')).toContainText('e2e-rotate')
+  const rotated = (await page.getByTestId('key-revealed-value').textContent()) ?? ''
+  expect(rotated).toMatch(/^mk_live_/)
+  expect(rotated).not.toBe(old)
+  await expect(page.getByTestId('key-row').filter({ hasText: 'e2e-rotate' })).toHaveCount(2)
+  await expect(page.getByTestId('key-row').filter({ hasText: 'e2e-rotate' }).and(page.locator('[data-status="revoked"]'))).toHaveCount(1)
+
+  await expect(sdk(old).models.list()).rejects.toMatchObject({ status: 401 })
+  expect((await sdk(rotated).models.list()).data.length).toBeGreaterThan(0)
+})
+
+test('a member key sees why it cannot manage keys, instead of a broken panel', async ({ browser }, testInfo) => {
+  const made = await fetch(`${server.url}/v1/keys`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await server.uiKey()}` },
+    body: JSON.stringify({ name: 'e2e-member', role: 'member' }),
+  })
+  expect(made.status).toBe(201)
+  const { key } = (await made.json()) as { key: string }
+
+  const context = await browser.newContext()
+  try {
+    const page = await context.newPage()
+    await page.goto(`${server.url}/#key=${key}`)
+    await expect(page.getByTestId('nav-playground')).toBeVisible()
+    await page.getByTestId('nav-settings').click()
+    const panel = page.getByTestId('settings-keys')
+    await expect(panel).toHaveAttribute('data-access', 'forbidden')
+    await expect(page.getByTestId('keys-forbidden')).toContainText('This key cannot manage API keys.')
+    await expect(page.getByTestId('keys-forbidden')).toContainText('Managing keys needs an owner or admin key.')
+    await expect(page.getByTestId('key-create')).toHaveCount(0)
+    await expect(page.getByTestId('keys-table')).toHaveCount(0)
+    // Everything else still works with a member key.
+    await expect(page.getByTestId('settings-snippets')).toBeVisible()
+    await saveScreenshot(page, testInfo, 'settings-keys-member')
+  } finally {
+    await context.close()
+  }
+})

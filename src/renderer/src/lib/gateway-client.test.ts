@@ -1,0 +1,75 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { GatewayClient, GatewayHttpError, insufficientRole } from './gateway-client'
+
+// The key-management calls as the settings page makes them, against a recorded fetch: the same
+// requests in Electron and in a browser (the page's origin is the gateway there).
+interface Call {
+  url: string
+  method: string
+  headers: Record<string, string>
+  body: unknown
+}
+
+let calls: Call[]
+let answer: () => Response
+
+beforeEach(() => {
+  calls = []
+  answer = () => Response.json({ object: 'list', data: [] })
+  vi.stubGlobal('window', { location: { href: 'http://127.0.0.1:7313/' } })
+  vi.stubGlobal('fetch', async (url: string, init: RequestInit = {}) => {
+    calls.push({
+      url,
+      method: init.method ?? 'GET',
+      headers: init.headers as Record<string, string>,
+      body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+    })
+    return answer()
+  })
+})
+
+afterEach(() => vi.unstubAllGlobals())
+
+const client = () => new GatewayClient({ baseUrl: '', key: 'mk_live_window' })
+
+describe('key management over /v1/keys', () => {
+  it('lists, creates, revokes and rotates with the window key', async () => {
+    await client().listKeys()
+    answer = () => Response.json({ id: 'key_1', key: 'mk_live_new' }, { status: 201 })
+    expect(await client().createKey({ name: 'ci', role: 'member', expires_in_days: null })).toMatchObject({ key: 'mk_live_new' })
+    answer = () => Response.json({ id: 'key_1' })
+    await client().revokeKey('key_1')
+    await client().rotateKey('key_1')
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['GET', 'http://127.0.0.1:7313/v1/keys', undefined],
+      ['POST', 'http://127.0.0.1:7313/v1/keys', { name: 'ci', role: 'member', expires_in_days: null }],
+      ['POST', 'http://127.0.0.1:7313/v1/keys/key_1/revoke', undefined],
+      ['POST', 'http://127.0.0.1:7313/v1/keys/key_1/rotate', undefined],
+    ])
+    expect(calls.every((c) => c.headers.Authorization === 'Bearer mk_live_window')).toBe(true)
+    expect(calls[1]?.headers['Content-Type']).toBe('application/json')
+  })
+
+  it('uses the gateway URL main reports, in Electron', async () => {
+    await new GatewayClient({ baseUrl: 'http://127.0.0.1:9999', key: 'k' }).listKeys()
+    expect(calls[0]?.url).toBe('http://127.0.0.1:9999/v1/keys')
+  })
+
+  it("turns a member key's 403 into a refusal the panel explains, and leaves other errors alone", async () => {
+    answer = () =>
+      Response.json(
+        { error: { message: 'Managing keys needs an owner or admin key.', type: 'permission_error', param: null, code: 'insufficient_role' } },
+        { status: 403 },
+      )
+    const refused = await client().listKeys().catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(GatewayHttpError)
+    expect(refused).toMatchObject({ status: 403, code: 'insufficient_role' })
+    expect(insufficientRole(refused)).toBe('Managing keys needs an owner or admin key.')
+
+    answer = () => Response.json({ error: { message: 'No key has the ID key_x.', type: 'not_found_error', param: 'id', code: 'key_not_found' } }, { status: 404 })
+    const missing = await client().revokeKey('key_x').catch((e: unknown) => e)
+    expect(missing).toMatchObject({ status: 404, message: 'No key has the ID key_x.' })
+    expect(insufficientRole(missing)).toBeNull()
+    expect(insufficientRole(new Error('offline'))).toBeNull()
+  })
+})

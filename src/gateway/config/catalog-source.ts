@@ -24,9 +24,13 @@ export class CatalogSource {
     this.current({ strict: true })
   }
 
-  /** The organizations' settings from config.json (the optimizer default of each). */
+  /**
+   * The organizations' settings (the optimizer default of each), from the config the catalog was
+   * last built from: a request asks for the catalog first, which already checked the file, so a
+   * second check per request would be waste.
+   */
   organizations(): MortarConfig['organizations'] {
-    return this.config.read({ strict: false }).organizations
+    return (this.builtFrom ?? this.config.read({ strict: false })).organizations
   }
 
   current({ strict }: { strict: boolean } = { strict: false }): ModelCatalog {

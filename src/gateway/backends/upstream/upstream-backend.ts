@@ -158,6 +158,17 @@ export class UpstreamBackend implements ModelBackend {
     const choice = completion.choices?.[0]
     if (choice === undefined) throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply had no choices')
     const content = typeof choice.message?.content === 'string' ? choice.message.content : ''
+    const usage = isUsage(completion.usage) ? completion.usage : undefined
+    // Tokens never outnumber UTF-8 bytes: under the cap by bytes, the reply needs no cut, and when
+    // the server counted it, its count stands — no need to tokenize the reply again.
+    if (usage !== undefined && Buffer.byteLength(content) <= cap) {
+      if (content !== '') yield { kind: 'content', text: content, tokens: usage.completion_tokens }
+      // The server's usage is what the client gets, so the pieces need no count of their own.
+      yield* this.wholeToolCalls(choice.message?.tool_calls, false)
+      yield { kind: 'usage', usage }
+      yield { kind: 'finish', reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop' }
+      return
+    }
     const contentTokens = tokenizer.encode(content)
     if (contentTokens.length > cap) {
       // It ignored max_tokens: keep what the limit allows; the usage is then the gateway's estimate.
@@ -168,15 +179,19 @@ export class UpstreamBackend implements ModelBackend {
       return
     }
     if (content !== '') yield { kind: 'content', text: content, tokens: contentTokens.length }
-    const calls = Array.isArray(choice.message?.tool_calls) ? choice.message.tool_calls : []
+    yield* this.wholeToolCalls(choice.message?.tool_calls, true)
+    if (usage !== undefined) yield { kind: 'usage', usage }
+    yield { kind: 'finish', reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop' }
+  }
+
+  /** A JSON reply's tool calls as whole pieces, each with the gateway's count when `count` is set. */
+  private *wholeToolCalls(raw: unknown, count: boolean): Generator<GenerationEvent> {
+    const calls = Array.isArray(raw) ? raw : []
     for (const [index, call] of calls.entries()) {
       const piece = toolCallDelta({ ...(call as object), index })
-      if (piece !== undefined) {
-        const tokens = tokenizer.count((piece.function?.name ?? '') + (piece.function?.arguments ?? ''))
-        yield { kind: 'tool_call', delta: piece, tokens }
-      }
+      if (piece === undefined) continue
+      const tokens = !count ? 0 : this.options.tokenizer.count((piece.function?.name ?? '') + (piece.function?.arguments ?? ''))
+      yield { kind: 'tool_call', delta: piece, tokens }
     }
-    if (isUsage(completion.usage)) yield { kind: 'usage', usage: completion.usage }
-    yield { kind: 'finish', reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop' }
   }
 }

@@ -1,0 +1,278 @@
+#!/usr/bin/env node
+// Mortar's gateway benchmark (docs/benchmark.md): one run, one machine, four contenders against
+// the same fake model server, every process on 127.0.0.1, every load bounded in count and time.
+//
+//   node bench/gateway/run.mjs            full run (~8 min, at most ~11 on a busy machine): results/latest.json + docs/benchmark.md
+//   node bench/gateway/run.mjs --quick    quick run (~2 min): results/quick.json, docs untouched
+//
+// Options: --only direct,bare,mortar,portkey   --rebuild (npm run build first)   --no-docs
+//          --no-autocannon   --out FILE
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { parseArgs } from 'node:util'
+import { CONTENDERS, direct, startBare, startMortar, startPortkey, startUpstream } from './contenders.mjs'
+import { cpuSnapshot, ensureBenchDependencies, ensureMortarBuild, foreignCores, HERE, log, machineFacts, ROOT, rssMb, runAutocannon, runLoad, sleep, stopProcess, waitForQuiet } from './lib.mjs'
+import { renderMarkdown, updateDocs } from './report.mjs'
+
+const { values: opts } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    rebuild: { type: 'boolean', default: false },
+    'no-docs': { type: 'boolean', default: false },
+    'no-autocannon': { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+})
+
+const FULL = {
+  seqRounds: 3,
+  seqCount: 1500,
+  seqWarmup: 300,
+  fixedRates: [200, 500, 1000],
+  fixedMs: 5000,
+  ladderRates: [1500, 2000, 3000, 4000, 6000],
+  ladderMs: 3000,
+  autocannonS: 4,
+  streamLight: { concurrency: 20, durationMs: 4000, rounds: 3 },
+  streamLevels: [100, 250, 500, 1000],
+  streamLevelMs: 4000,
+}
+const QUICK = {
+  seqRounds: 1,
+  seqCount: 600,
+  seqWarmup: 150,
+  fixedRates: [200, 500, 1000],
+  fixedMs: 1200,
+  ladderRates: [2000, 4000],
+  ladderMs: 1000,
+  autocannonS: 1,
+  streamLight: { concurrency: 20, durationMs: 2000, rounds: 1 },
+  streamLevels: [250, 1000],
+  streamLevelMs: 2000,
+}
+const P = opts.quick ? QUICK : FULL
+const DELTAS = 64
+const INTERVAL_MS = 20
+const LATE_MS = 10
+const HELD_P99_MS = 10
+const PAUSE_MS = opts.quick ? 200 : 400
+const only = opts.only ? opts.only.split(',') : CONTENDERS
+const ids = CONTENDERS.filter((id) => id === 'direct' || only.includes(id))
+const command = `node bench/gateway/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}`
+const startedAt = new Date()
+
+ensureBenchDependencies()
+ensureMortarBuild({ rebuild: opts.rebuild })
+const machine = machineFacts() // before the run: the build measured is the one there now
+const logDir = mkdtempSync(join(tmpdir(), 'mortar-bench-logs-'))
+log(`Logs of the processes: ${logDir}`)
+
+// ---------- start everything ----------
+const upstream = await startUpstream({ logDir, deltas: DELTAS, intervalMs: INTERVAL_MS })
+const contenders = { direct: direct(upstream) }
+if (ids.includes('bare')) contenders.bare = await startBare(upstream, { logDir })
+if (ids.includes('mortar')) contenders.mortar = await startMortar(upstream, { logDir })
+if (ids.includes('portkey')) contenders.portkey = await startPortkey(upstream, { logDir })
+log(`Started: ${ids.map((id) => `${id} (pid ${contenders[id].proc.pid})`).join(', ')}`)
+
+const job = (c, extra) => ({ url: c.url, headers: c.headers, deltas: DELTAS, intervalMs: INTERVAL_MS, lateMs: LATE_MS, ...extra })
+
+// ---------- verify: every contender must give the right answer before it is timed ----------
+const EXPECTED_TEXT = Array.from({ length: DELTAS }, (_, i) => ` t${i}`).join('')
+const notes = {}
+for (const id of ids) {
+  const c = contenders[id]
+  const res = await fetch(c.url, {
+    method: 'POST',
+    headers: { ...c.headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'verify' }], stream: false }),
+  })
+  const reply = await res.json().catch(() => ({}))
+  c.jsonOk = res.status === 200 && reply?.choices?.[0]?.message?.content === EXPECTED_TEXT
+  const stream = await runLoad(job(c, { kind: 'stream', concurrency: 1, durationMs: 0, rampMs: 0 }))
+  c.streamOk = stream.streamsOk === 1
+  if (!c.jsonOk) notes[id] = `JSON reply wrong (status ${res.status}): ${JSON.stringify(reply).slice(0, 200)}`
+  if (!c.streamOk) notes[id] = `${notes[id] ? notes[id] + '; ' : ''}stream reply wrong: ${JSON.stringify(stream.failures[0] ?? stream)}`
+  log(`verify ${id}: json ${c.jsonOk ? 'ok' : 'FAILED'}, stream ${c.streamOk ? 'ok' : 'FAILED'}${notes[id] ? ` (${notes[id]})` : ''}`)
+}
+const jsonIds = ids.filter((id) => contenders[id].jsonOk)
+const streamIds = ids.filter((id) => contenders[id].streamOk)
+if (!contenders.direct.jsonOk || !contenders.direct.streamOk) throw new Error('the fake model server itself failed verification')
+
+// ---------- RSS: idle after a warm-up, peak under each contender's own load, after ----------
+const rss = Object.fromEntries(ids.map((id) => [id, { idle: undefined, peak: 0, peakByPhase: {}, after: undefined }]))
+let active
+let phase
+const sampler = setInterval(() => {
+  if (active === undefined) return
+  const mb = rssMb(contenders[active].proc.pid)
+  if (mb === undefined) return
+  const r = rss[active]
+  r.peak = Math.max(r.peak, mb)
+  r.peakByPhase[phase] = Math.max(r.peakByPhase[phase] ?? 0, mb)
+}, 100)
+
+/**
+ * Run one timed job against one contender. Before it, wait for a quiet machine; during it, count
+ * the CPU other processes used. A job during which others used more than FOREIGN_LIMIT cores is
+ * run again (up to RETRIES times) and the quietest try is kept; each result says its `foreignCores`.
+ */
+const FOREIGN_LIMIT = 0.25
+const RETRIES = opts.quick ? 1 : 2
+// Waiting and measuring again are bounded too: past this much extra time the run goes on with
+// what it gets (and the table says how busy the machine was).
+let extraBudgetMs = opts.quick ? 30_000 : 180_000
+const retried = []
+async function measure(id, phaseName, load) {
+  const pids = [...new Set([contenders[id].proc.pid, upstream.proc.pid])]
+  let best
+  for (let attempt = 0; attempt <= RETRIES; attempt++) {
+    const quiet = await waitForQuiet(pids, { windowMs: opts.quick ? 200 : 400, maxWaitMs: Math.max(0, Math.min(opts.quick ? 5000 : 15_000, extraBudgetMs)) })
+    extraBudgetMs -= quiet.waitedMs
+    const jobStart = performance.now()
+    active = id
+    phase = phaseName
+    const snap = cpuSnapshot(pids)
+    let result
+    try {
+      result = await load()
+    } finally {
+      active = undefined
+    }
+    const loadCoreSeconds = result.loadCpuCores !== undefined && result.wallMs !== undefined ? (result.loadCpuCores * result.wallMs) / 1000 : 0
+    result.foreignCores = foreignCores(snap, pids, loadCoreSeconds)
+    if (quiet.gaveUp) result.startedBusy = quiet.foreign
+    if (best === undefined || result.foreignCores < best.foreignCores) best = result
+    await sleep(PAUSE_MS)
+    if (attempt > 0) extraBudgetMs -= performance.now() - jobStart
+    if (result.foreignCores <= FOREIGN_LIMIT || extraBudgetMs <= 0) break
+    if (attempt < RETRIES) {
+      log(`  others used ${result.foreignCores} cores during ${phaseName} of ${id}; measuring again`)
+      retried.push({ id, phase: phaseName, foreignCores: result.foreignCores })
+    }
+  }
+  return best
+}
+
+log('Warming up (JIT, connection pools)…')
+for (const id of jsonIds) await runLoad(job(contenders[id], { kind: 'json-seq', warmup: 0, count: opts.quick ? 600 : 1000, concurrency: 4 }))
+for (const id of streamIds) await runLoad(job(contenders[id], { kind: 'stream', concurrency: 20, durationMs: opts.quick ? 800 : 1500, rampMs: 200 }))
+await sleep(opts.quick ? 800 : 1500)
+for (const id of ids) rss[id].idle = rssMb(contenders[id].proc.pid)
+
+/** Rotate the order each round, so no contender always runs first (or right after another). */
+const rotated = (list, round) => list.map((_, i) => list[(i + round) % list.length])
+
+// ---------- 1. JSON at concurrency 1 ----------
+const seq = Object.fromEntries(jsonIds.map((id) => [id, []]))
+for (let round = 0; round < P.seqRounds; round++) {
+  for (const id of rotated(jsonIds, round)) {
+    log(`json c=1 round ${round + 1}/${P.seqRounds}: ${id}`)
+    seq[id].push(await measure(id, 'json-c1', () => runLoad(job(contenders[id], { kind: 'json-seq', concurrency: 1, warmup: P.seqWarmup, count: P.seqCount }))))
+  }
+}
+
+// ---------- 2. JSON at fixed rates, then up the ladder while the added p99 stays under 10 ms ----------
+const rates = {}
+const ladderOpen = new Set(jsonIds)
+for (const rate of [...P.fixedRates, ...P.ladderRates]) {
+  const isFixed = P.fixedRates.includes(rate)
+  const runIds = jsonIds.filter((id) => isFixed || ladderOpen.has(id))
+  if (!runIds.includes('direct') || runIds.length < 2) break
+  rates[rate] = {}
+  for (const id of runIds) {
+    log(`json at ${rate} req/s: ${id}`)
+    rates[rate][id] = await measure(id, `json-${rate}`, () => runLoad(job(contenders[id], { kind: 'json-rate', rate, durationMs: isFixed ? P.fixedMs : P.ladderMs, warmupMs: 500 })))
+  }
+  for (const id of runIds) {
+    const r = rates[rate][id]
+    r.held = heldAt(r, rates[rate].direct, id === 'direct')
+    if (!r.held && !isFixed) ladderOpen.delete(id)
+    if (!r.held && isFixed && rate === P.fixedRates.at(-1)) ladderOpen.delete(id)
+  }
+  if (!rates[rate].direct.held) break // the harness itself cannot go faster on this machine
+}
+
+function heldAt(r, d, isDirect) {
+  const onRate = r.achievedRate >= 0.97 * r.rate && r.errors === 0 && r.skipped === 0
+  if (isDirect) return onRate && r.latency.p99 < HELD_P99_MS
+  return onRate && r.latency.p99 - d.latency.p99 < HELD_P99_MS
+}
+
+// ---------- 3. Closed-loop throughput (autocannon, 16 connections, fixed body) ----------
+const throughput = {}
+if (!opts['no-autocannon']) {
+  const body = JSON.stringify({ model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'throughput' }], stream: false, max_tokens: 256 })
+  for (const id of jsonIds) {
+    log(`autocannon -c 16 -d ${P.autocannonS}: ${id}`)
+    const r = await measure(id, 'autocannon', () => runAutocannon({ url: contenders[id].url, headers: contenders[id].headers, body, connections: 16, durationS: P.autocannonS }))
+    throughput[id] = { requestsPerSecond: r.requests.average, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, foreignCores: r.foreignCores }
+  }
+}
+
+// ---------- 4. Streams under light load: TTFT and inter-chunk gaps ----------
+const streamLight = Object.fromEntries(streamIds.map((id) => [id, []]))
+for (let round = 0; round < P.streamLight.rounds; round++) {
+  for (const id of rotated(streamIds, round)) {
+    log(`streams x${P.streamLight.concurrency} round ${round + 1}/${P.streamLight.rounds}: ${id}`)
+    const { concurrency, durationMs } = P.streamLight
+    streamLight[id].push(await measure(id, 'stream-light', () => runLoad(job(contenders[id], { kind: 'stream', concurrency, durationMs, rampMs: 200 }))))
+  }
+}
+
+// ---------- 5. How many concurrent streams are held without a lost or late frame ----------
+const streamLevels = {}
+for (const level of P.streamLevels) {
+  streamLevels[level] = {}
+  for (const id of streamIds) {
+    log(`streams x${level}: ${id}`)
+    const r = await measure(id, `streams-${level}`, () => runLoad(job(contenders[id], { kind: 'stream', concurrency: level, durationMs: P.streamLevelMs, rampMs: 1000, hardLimitMs: 90_000 })))
+    r.rssPeakMb = rss[id].peakByPhase[`streams-${level}`]
+    r.held = r.lostStreams === 0 && r.lateFrames === 0 && r.streams > 0
+    streamLevels[level][id] = r
+    await sleep(600)
+  }
+}
+
+clearInterval(sampler)
+await sleep(3000)
+for (const id of ids) rss[id].after = rssMb(contenders[id].proc.pid)
+
+// ---------- stop everything ----------
+for (const id of ids.filter((i) => i !== 'direct')) await stopProcess(contenders[id].proc)
+await stopProcess(upstream.proc)
+if (contenders.mortar?.home) rmSync(contenders.mortar.home, { recursive: true, force: true }) // its keys.json
+
+// ---------- results ----------
+const results = {
+  meta: {
+    date: startedAt.toISOString(),
+    durationS: Math.round((Date.now() - startedAt.getTime()) / 1000),
+    command,
+    mode: opts.quick ? 'quick' : 'full',
+    machine,
+    settings: { deltas: DELTAS, intervalMs: INTERVAL_MS, lateMs: LATE_MS, heldP99Ms: HELD_P99_MS, ...P },
+    portkeyListening: contenders.portkey?.listening,
+    notes,
+    foreignCpuLimit: FOREIGN_LIMIT,
+    retried,
+  },
+  contenders: ids,
+  seq,
+  rates,
+  throughput,
+  streamLight,
+  streamLevels,
+  rss,
+}
+const outFile = opts.out ?? join(HERE, 'results', opts.quick ? 'quick.json' : 'latest.json')
+mkdirSync(join(outFile, '..'), { recursive: true })
+writeFileSync(outFile, JSON.stringify(results, null, 2) + '\n')
+const markdown = renderMarkdown(results)
+process.stdout.write('\n' + markdown + '\n')
+log(`\nWrote ${relative(ROOT, outFile)}`)
+
+if (!opts.quick && !opts['no-docs'] && !opts.out) updateDocs(markdown)
+process.exit(0)

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/key-store'
 import type { DeployedModel } from '../config/model-catalog'
 import type { GenerationResult, UsageSource } from '../generation/run-generation'
 import type { TokenPlan } from './plan-tokens'
-import type { Session } from './resolve-session'
+import { affinityKeyOf, type Session } from './resolve-session'
 
 /** Everything the stages decided about one chat completion, for the responders to use. */
 export interface CompletionContext {
@@ -77,5 +77,14 @@ export function completionRecord(
     errorCode: outcome.kind === 'failed' ? (outcome.error.code ?? undefined) : undefined,
     usage,
     usageSource: source,
+  }
+}
+
+/** What a backend is asked for: the request as planned, and where its session's prefix lives. */
+export function planInput(context: CompletionContext) {
+  return {
+    request: context.request,
+    maxTokens: context.plan.maxTokens,
+    affinityKey: affinityKeyOf(context.principal.org, context.session),
   }
 }

@@ -3,8 +3,7 @@ import type { AssistantToolCall, ChatCompletion, ToolCallDelta } from '../../sha
 import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
 import { sendJson } from '../http/send-json'
-import { usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
-import { planInput } from './respond-stream'
+import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 
 /** A finished non-streaming reply: the completion object, and the model server that made it. */
 export interface JsonReply {

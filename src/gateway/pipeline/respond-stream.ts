@@ -3,8 +3,7 @@ import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
 import { ChunkEncoder } from '../sse/chunk-encoder'
 import { SseWriter } from '../sse/sse-writer'
-import { usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
-import { affinityKeyOf } from './resolve-session'
+import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 
 export interface StreamOptions {
   /** How often `: ping` goes out while forwarding: 10 s, shorter only in tests. */
@@ -59,13 +58,5 @@ export async function respondWithStream(
     writer.done()
   } finally {
     clearInterval(ping)
-  }
-}
-
-export function planInput(context: CompletionContext) {
-  return {
-    request: context.request,
-    maxTokens: context.plan.maxTokens,
-    affinityKey: affinityKeyOf(context.principal.org, context.session),
   }
 }

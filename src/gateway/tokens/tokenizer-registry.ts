@@ -40,7 +40,3 @@ export function loadTokenizer(name: TokenizerName): Tokenizer {
 export function tokenizerLoadMs(name: TokenizerName): number | undefined {
   return loaded.get(name)?.loadMs
 }
-
-export function isTokenizerName(value: string): value is TokenizerName {
-  return (TOKENIZER_NAMES as readonly string[]).includes(value)
-}

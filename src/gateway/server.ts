@@ -88,7 +88,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
       connectionsCheckingInterval: timeouts.checkIntervalMs,
       maxHeaderSize: MAX_HEADER_BYTES,
     },
-    gateway.app,
+    gateway.handler,
   )
   await listen(server, options.port, options.host)
   const port = (server.address() as AddressInfo).port

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express'
+import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors'
 import type { KeyStore, Principal } from './key-store'
 
@@ -11,31 +11,35 @@ const MESSAGES = {
   revoked: 'This API key has been revoked.',
 } as const
 
-const principals = new WeakMap<Request, Principal>()
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+const principals = new WeakMap<IncomingMessage, Principal>()
 
 /**
- * Stage: who is calling. `Authorization: Bearer mk_live_…`, looked up by hash. Error messages never
- * repeat the key, and nothing here logs it.
+ * Stage: who is calling. `Authorization: Bearer mk_live_…`, looked up by hash; throws a 401
+ * GatewayError otherwise. Error messages never repeat the key, and nothing here logs it.
  */
-export function authenticate(keys: KeyStore): RequestHandler {
-  return (req, _res, next) => {
+export function authenticator(keys: KeyStore): (req: IncomingMessage) => Principal {
+  return (req) => {
     const header = req.headers.authorization
-    const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
+    const match = header === undefined ? null : BEARER.exec(header)
     if (match === null || match[1] === undefined) {
-      return next(
-        unauthorized('missing_api_key', 'Missing API key. Send it as `Authorization: Bearer mk_live_…`.'),
-      )
+      throw unauthorized('missing_api_key', 'Missing API key. Send it as `Authorization: Bearer mk_live_…`.')
     }
     const result = keys.authenticate(match[1])
-    if (!result.ok) return next(unauthorized(`${result.reason}_api_key`, MESSAGES[result.reason]))
-    principals.set(req, result.principal)
-    next()
+    if (!result.ok) throw unauthorized(`${result.reason}_api_key`, MESSAGES[result.reason])
+    return result.principal
   }
 }
 
-/** The caller, for handlers behind `authenticate`. */
-export function principalOf(req: Request): Principal {
+/** For routes mounted on Express: keep who is calling with the request (see `principalOf`). */
+export function rememberPrincipal(req: IncomingMessage, principal: Principal): void {
+  principals.set(req, principal)
+}
+
+/** The caller, for Express routes behind the authenticating middleware. */
+export function principalOf(req: IncomingMessage): Principal {
   const principal = principals.get(req)
-  if (principal === undefined) throw new Error('principalOf() called on a route without authenticate()')
+  if (principal === undefined) throw new Error('principalOf() called on a route without authentication')
   return principal
 }

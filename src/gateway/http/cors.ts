@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { GatewayError } from '../errors'
 
 /** The response headers a page may read: every Mortar report, and the request IDs. */
@@ -20,25 +20,24 @@ export const EXPOSED_HEADERS = [
  * not merely left without CORS headers — because a simple request would still reach the handler.
  * Preflights reflect the requested headers (the OpenAI SDK sends `x-stainless-*` ones), and the
  * `X-Mortar-*` reports are exposed so the page can read them. No credentials mode: keys travel in
- * Authorization, never in cookies.
+ * Authorization, never in cookies. Returns `answered` when it answered a preflight itself; throws a
+ * 403 GatewayError for a refused origin.
  */
-export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
+export function corsPolicy(allowedOrigins: readonly string[]): (req: IncomingMessage, res: ServerResponse) => 'answered' | undefined {
   const allowed = new Set(allowedOrigins.map((origin) => origin.replace(/\/$/, '').toLowerCase()))
-  return (req, res, next) => {
+  return (req, res) => {
     const origin = req.headers.origin
-    if (origin === undefined) return next()
+    if (origin === undefined) return undefined
     const normalized = origin.toLowerCase()
     const sameOrigin = req.headers.host !== undefined && normalized === `http://${req.headers.host.toLowerCase()}`
     if (!sameOrigin && !allowed.has(normalized)) {
-      return next(
-        new GatewayError({
-          status: 403,
-          type: 'invalid_request_error',
-          code: 'origin_not_allowed',
-          message: `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not allowed. Start the gateway with --allow-origin to allow a web app.`,
-          retryable: false,
-        }),
-      )
+      throw new GatewayError({
+        status: 403,
+        type: 'invalid_request_error',
+        code: 'origin_not_allowed',
+        message: `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not allowed. Start the gateway with --allow-origin to allow a web app.`,
+        retryable: false,
+      })
     }
     res.setHeader('Access-Control-Allow-Origin', origin)
     res.setHeader('Vary', 'Origin')
@@ -50,8 +49,8 @@ export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
       res.setHeader('Access-Control-Max-Age', '600')
       res.statusCode = 204
       res.end()
-      return
+      return 'answered'
     }
-    next()
+    return undefined
   }
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ErrorRequestHandler } from 'express'
 import { MortarHeader } from '../../shared/api/headers'
 import { GatewayError, internalError } from '../errors'
@@ -9,8 +10,8 @@ import { sendJson } from './send-json'
  * keys) and becomes a 500 without internals. Once an SSE stream has started, an error can only be
  * one more event, and the stream closes without `[DONE]`.
  */
-export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-  const gatewayError = error instanceof GatewayError ? error : unexpected(error, req.method, req.path)
+export function sendError(error: unknown, req: IncomingMessage, res: ServerResponse): void {
+  const gatewayError = error instanceof GatewayError ? error : unexpected(error, req.method ?? '', pathOf(req.url))
   if (res.destroyed) return
   if (res.headersSent) {
     if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream') && !res.writableEnded) {
@@ -26,9 +27,19 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
   sendJson(res, gatewayError.status, gatewayError.toEnvelope())
 }
 
+/** `sendError` as Express's error middleware, for every route mounted there. */
+export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _next) => sendError(error, req, res)
+
 function unexpected(error: unknown, method: string, path: string): GatewayError {
   // A client that hangs up while its body is being read is not a gateway fault.
   if (error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return internalError()
   process.stderr.write(`mortar: ${method} ${path} failed: ${error instanceof Error ? error.stack : String(error)}\n`)
   return internalError()
+}
+
+/** The URL's path, without the query (which is not ours to log). */
+function pathOf(url: string | undefined): string {
+  const path = url ?? ''
+  const query = path.indexOf('?')
+  return (query === -1 ? path : path.slice(0, query)).slice(0, 200)
 }

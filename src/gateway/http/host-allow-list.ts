@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express'
+import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors'
 
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const
@@ -6,22 +6,20 @@ export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const
 /**
  * Refuse requests whose Host header is not a name this gateway answers to. A web page can make a
  * browser send requests to 127.0.0.1 under a domain it controls (DNS rebinding); the Host header
- * still carries that domain, so checking it closes the door.
+ * still carries that domain, so checking it closes the door. Throws a 403 GatewayError.
  */
-export function hostAllowList(extraHosts: readonly string[]): RequestHandler {
+export function hostAllowList(extraHosts: readonly string[]): (req: IncomingMessage) => void {
   const allowed = new Set([...LOOPBACK_HOSTS, ...extraHosts.map((h) => h.toLowerCase())])
-  return (req, _res, next) => {
+  return (req) => {
     const host = req.headers.host ?? ''
     const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '')
-    if (allowed.has(name.toLowerCase())) return next()
-    next(
-      new GatewayError({
-        status: 403,
-        type: 'invalid_request_error',
-        code: 'host_not_allowed',
-        message: `This gateway does not answer to the host ${JSON.stringify(host.slice(0, 100))}. Use 127.0.0.1 or localhost, or add the name with --allow-host.`,
-        retryable: false,
-      }),
-    )
+    if (allowed.has(name.toLowerCase())) return
+    throw new GatewayError({
+      status: 403,
+      type: 'invalid_request_error',
+      code: 'host_not_allowed',
+      message: `This gateway does not answer to the host ${JSON.stringify(host.slice(0, 100))}. Use 127.0.0.1 or localhost, or add the name with --allow-host.`,
+      retryable: false,
+    })
   }
 }

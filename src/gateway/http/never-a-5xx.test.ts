@@ -19,7 +19,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'mortar-fuzz-'))
   const keys = new KeyStore(join(home, 'keys.json'))
   key = keys.create({ name: 'fuzz' }).key
-  server = createServer(createGateway({ keys, catalog: buildCatalog(defaultConfig(), { scriptedTokensPerSecond: 0 }) }).app)
+  server = createServer(createGateway({ keys, catalog: buildCatalog(defaultConfig(), { scriptedTokensPerSecond: 0 }) }).handler)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })

@@ -1,9 +1,8 @@
 import { randomHex } from '../random-id'
-import type { IncomingHttpHeaders } from 'node:http'
-import type { RequestHandler, Response } from 'express'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { MortarHeader } from '../../shared/api/headers'
 import type { RequestAcceptedEvent } from '../../shared/api/telemetry'
-import { principalOf } from '../auth/authenticate'
+import type { Principal } from '../auth/key-store'
 import type { ModelCatalog } from '../config/model-catalog'
 import type { GenerationRegistry } from '../generation/generation-registry'
 import { readJsonBody } from '../http/read-json-body'
@@ -31,16 +30,17 @@ export interface ChatCompletionsDeps {
   onCompletion: CompletionObserver | undefined
 }
 
+export type ChatCompletionsHandler = (req: IncomingMessage, res: ServerResponse, principal: Principal) => Promise<void>
+
 /**
  * POST /v1/chat/completions, as a pipeline of stages (auth ran before this handler):
  * read body → validate → dedupe check → resolve model → session → select tools → optimize →
  * plan tokens → generate → respond. Each stage throws a GatewayError to refuse; nothing is written
  * to the response before the generation starts.
  */
-export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
-  return async (req, res) => {
+export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandler {
+  return async (req, res, principal) => {
     const acceptedAt = performance.now()
-    const principal = principalOf(req)
     const created = Math.floor(Date.now() / 1000)
     const body = await readJsonBody(req, deps.bodyLimitBytes)
     const validated = validateChatRequest(body.value)
@@ -135,7 +135,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): RequestHandler {
  * client that left while its body was still being read, whose `close` has fired already.
  * Returns a function that stops listening.
  */
-function whenClientLeaves(res: Response, onLeave: () => void): () => void {
+function whenClientLeaves(res: ServerResponse, onLeave: () => void): () => void {
   const onClose = () => {
     if (!res.writableFinished) onLeave()
   }

@@ -1,5 +1,6 @@
 import type { ChatCompletionRequest } from '../../shared/api/chat-request'
 import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-response'
+import type { StopSignal } from '../generation/stop-signal'
 
 /**
  * What a backend produces while generating. `tokens` is what each event adds to the reply's token
@@ -24,20 +25,29 @@ export interface GenerationInput {
    */
   affinityKey: string | undefined
   /** Aborted when the client leaves, someone stops the generation, or the gateway shuts down. */
-  signal: AbortSignal
+  signal: StopSignal
 }
 
-/** A generation that has started: what the client may now be told, and its events. */
+/**
+ * Where a backend pushes its events. A returned promise means "wait": the client's socket is full,
+ * and the backend must not push more (or read more from its model server) until it settles.
+ * Returning nothing — the common case — lets the next event go at once, with no await between.
+ */
+export type GenerationEventSink = (event: GenerationEvent) => Promise<void> | void
+
+/** A generation that has started: what the client may now be told, and a way to run it. */
 export interface StartedGeneration {
   /** The model server answering, for `X-Mortar-Upstream`; absent for in-process backends. */
   upstream?: string
   /** Whether the responder should send `: ping` comments while waiting on this backend. */
   keepAlive: boolean
   /**
-   * The reply. Ends after a `finish` event (and maybe `usage`), or early without one when the
-   * signal aborts. A failure mid-reply is thrown as a GatewayError.
+   * Push the reply into `sink`. Resolves after a `finish` event (and maybe `usage`), or early
+   * without one when the signal aborts; rejects with a GatewayError on a failure mid-reply. Events
+   * are pushed as they arrive, not pulled: an async iterator's promise per event was a measurable
+   * share of a stream's cost (docs/benchmark.md).
    */
-  events: AsyncIterable<GenerationEvent>
+  run(sink: GenerationEventSink): Promise<void>
 }
 
 /**

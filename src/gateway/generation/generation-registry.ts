@@ -1,3 +1,5 @@
+import { StopController, type StopSignal } from './stop-signal'
+
 /**
  * The generations running right now, by completion ID. Stopping is scoped to the organization that
  * started a generation: for any other org, a live ID looks exactly like an unknown one.
@@ -7,7 +9,7 @@ export type StopReason = 'stopped' | 'client_disconnected' | 'shutdown'
 export interface LiveGeneration {
   readonly id: string
   readonly org: string
-  readonly signal: AbortSignal
+  readonly signal: StopSignal
   /** Why it was aborted, once it was. */
   stopReason(): StopReason | undefined
   /** Remove it from the registry; call once its response is over. */
@@ -15,7 +17,7 @@ export interface LiveGeneration {
 }
 
 export class GenerationRegistry {
-  private readonly live = new Map<string, { org: string; controller: AbortController }>()
+  private readonly live = new Map<string, { org: string; controller: StopController<StopReason> }>()
   private idleWaiters: Array<() => void> = []
 
   get size(): number {
@@ -23,13 +25,13 @@ export class GenerationRegistry {
   }
 
   register(id: string, org: string): LiveGeneration {
-    const controller = new AbortController()
+    const controller = new StopController<StopReason>()
     this.live.set(id, { org, controller })
     return {
       id,
       org,
-      signal: controller.signal,
-      stopReason: () => (controller.signal.aborted ? (controller.signal.reason as StopReason) : undefined),
+      signal: controller,
+      stopReason: () => controller.reason,
       release: () => {
         if (this.live.get(id)?.controller !== controller) return
         this.live.delete(id)
@@ -41,7 +43,7 @@ export class GenerationRegistry {
   /** Abort a generation of `org`'s. False when none with that ID is running for that org. */
   stop(id: string, org: string, reason: StopReason = 'stopped'): boolean {
     const entry = this.live.get(id)
-    if (entry === undefined || entry.org !== org || entry.controller.signal.aborted) return false
+    if (entry === undefined || entry.org !== org || entry.controller.aborted) return false
     entry.controller.abort(reason)
     return true
   }
@@ -49,13 +51,13 @@ export class GenerationRegistry {
   /** Abort one generation whatever its org: the gateway's own decision (client gone). */
   abort(id: string, reason: StopReason): void {
     const entry = this.live.get(id)
-    if (entry !== undefined && !entry.controller.signal.aborted) entry.controller.abort(reason)
+    if (entry !== undefined && !entry.controller.aborted) entry.controller.abort(reason)
   }
 
   stopAll(reason: StopReason): number {
     let count = 0
     for (const { controller } of this.live.values()) {
-      if (!controller.signal.aborted) {
+      if (!controller.aborted) {
         controller.abort(reason)
         count++
       }

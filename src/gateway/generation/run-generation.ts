@@ -67,27 +67,26 @@ export async function runGeneration(
   }
   if (started === undefined) return stopped() ?? result({ kind: 'stopped', reason: 'stopped' })
   try {
-    for await (const event of started.events) {
-      if (live.signal.aborted) break
+    await started.run((event) => {
+      // After a stop the backend winds down; whatever it still pushes is not the client's.
+      if (live.signal.aborted) return
       switch (event.kind) {
         case 'content':
           completionTokens += event.tokens
           firstToken()
-          await sink.content(event.text)
-          break
+          return sink.content(event.text)
         case 'tool_call':
           completionTokens += event.tokens
           firstToken()
-          await sink.toolCall(event.delta)
-          break
+          return sink.toolCall(event.delta)
         case 'usage':
           reportedUsage = event.usage
-          break
+          return
         case 'finish':
           finish = event.reason
-          break
+          return
       }
-    }
+    })
   } catch (error) {
     return stopped() ?? result({ kind: 'failed', error: error instanceof GatewayError ? error : logged(error) })
   }

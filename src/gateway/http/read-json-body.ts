@@ -53,8 +53,10 @@ function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onData = (chunk: Buffer) => {
       size += chunk.length
       if (size > limit) {
-        // Stop buffering; the 413 closes the connection, so the rest is read into nothing.
+        // Stop reading: the client's writes then back up instead of racing the 413 (which closes
+        // the connection) into a reset that could lose it.
         settle(() => reject(tooLarge(limit)))
+        req.pause()
         return
       }
       chunks.push(chunk)

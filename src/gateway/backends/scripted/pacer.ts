@@ -1,4 +1,5 @@
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { StopSignal } from '../../generation/stop-signal'
 
 /**
  * Paces the scripted model at a fixed token rate. Deadlines are computed from the start, so timer
@@ -11,7 +12,7 @@ export class Pacer {
 
   constructor(
     private readonly tokensPerSecond: number,
-    private readonly signal: AbortSignal,
+    private readonly signal: StopSignal,
   ) {}
 
   /** Wait until `tokens` more may go out. Resolves false if the generation was aborted meanwhile. */
@@ -26,13 +27,21 @@ export class Pacer {
     // The first token goes out at once; each later one at its slot.
     const due = this.startedAt + (before * 1000) / this.tokensPerSecond
     const wait = due - performance.now()
-    if (wait > 0) {
-      try {
-        await sleep(wait, undefined, { signal: this.signal })
-      } catch {
-        return false
-      }
-    }
+    if (wait > 0) await sleepUnlessStopped(wait, this.signal)
     return !this.signal.aborted
   }
+}
+
+/** Wait `ms`, or less when the signal stops the generation meanwhile. */
+function sleepUnlessStopped(ms: number, signal: StopSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      unsubscribe()
+      resolve()
+    }, ms)
+    const unsubscribe = signal.onAbort(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { validateChatRequest } from '../../pipeline/validate-request'
 import { loadTokenizer } from '../../tokens/tokenizer-registry'
+import { StopController } from '../../generation/stop-signal'
 import type { GenerationEvent } from '../model-backend'
 import { ScriptedBackend } from './scripted-backend'
 
@@ -9,9 +10,9 @@ const backend = new ScriptedBackend({ deployment: 't', tokenizer: qwen, tokensPe
 
 async function reply(body: Record<string, unknown>, maxTokens = 1_000): Promise<GenerationEvent[]> {
   const request = validateChatRequest({ model: 'm', ...body })
-  const started = await backend.start({ request, maxTokens, affinityKey: undefined, signal: new AbortController().signal })
+  const started = await backend.start({ request, maxTokens, affinityKey: undefined, signal: new StopController() })
   const events: GenerationEvent[] = []
-  for await (const event of started.events) events.push(event)
+  await started.run((event) => void events.push(event))
   return events
 }
 

@@ -1,6 +1,7 @@
 import { randomHex } from '../../random-id'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { GenerationEvent, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
+import { pushEach } from '../push-events'
 import { emptyArgumentsFor } from './empty-arguments'
 import { Pacer } from './pacer'
 import { scriptReply } from './script'
@@ -24,7 +25,7 @@ export class ScriptedBackend implements ModelBackend {
   }
 
   start(input: GenerationInput): Promise<StartedGeneration> {
-    return Promise.resolve({ keepAlive: false, events: this.generate(input) })
+    return Promise.resolve({ keepAlive: false, run: (sink) => pushEach(this.generate(input), sink) })
   }
 
   private async *generate({ request, maxTokens, signal }: GenerationInput): AsyncGenerator<GenerationEvent> {

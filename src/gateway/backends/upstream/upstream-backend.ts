@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http'
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { GatewayError } from '../../errors'
+import type { StopSignal } from '../../generation/stop-signal'
 import type { Tokenizer } from '../../tokens/tokenizer'
-import type { GenerationEvent, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
+import type { GenerationEvent, GenerationEventSink, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
 import { eventsOfChunk, isUsage, toolCallDelta } from './map-upstream-chunk'
 import type { Replica, ReplicaPool } from './replica-pool'
 import { rejectsStreamOptions, upstreamRequestBody } from './upstream-body'
@@ -20,6 +21,7 @@ export interface UpstreamBackendOptions {
 
 const ERROR_BODY_LIMIT = 64 * 1024
 const JSON_BODY_LIMIT = 64 * 1024 * 1024
+const ignore = () => undefined
 
 /**
  * A deployment that forwards to OpenAI-compatible model servers (vLLM, llama.cpp, Ollama, LM
@@ -43,7 +45,7 @@ export class UpstreamBackend implements ModelBackend {
       try {
         const res = await this.send(replica, input)
         pool.markUp(replica)
-        return { upstream: replica.id, keepAlive: true, events: this.events(res, replica, input) }
+        return { upstream: replica.id, keepAlive: true, run: this.runner(res, replica, input) }
       } catch (error) {
         if (!(error instanceof UpstreamConnectError)) throw error
         if (error.kind === 'aborted') throw error
@@ -78,77 +80,128 @@ export class UpstreamBackend implements ModelBackend {
     }
   }
 
-  private events(res: IncomingMessage, replica: Replica, input: GenerationInput): AsyncGenerator<GenerationEvent> {
+  private runner(res: IncomingMessage, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
     const cap = 3 * input.maxTokens + 64
-    return input.request.stream ? this.streamed(res, replica, cap, input.signal) : this.whole(res, replica, cap, input.signal)
+    return input.request.stream
+      ? (sink) => this.streamed(res, replica, cap, input.signal, sink)
+      : (sink) => this.whole(res, replica, cap, input.signal, sink)
   }
 
-  private async *streamed(res: IncomingMessage, replica: Replica, cap: number, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
+  /**
+   * Forward a streamed reply as its bytes arrive: decode, map and push in the socket's `data`
+   * handler, pausing the model server's socket only while the client's is full.
+   */
+  private streamed(res: IncomingMessage, replica: Replica, cap: number, signal: StopSignal, sink: GenerationEventSink): Promise<void> {
     const decoder = new SseDecoder()
     const { tokenizer } = this.options
     let generated = 0
     let sawDone = false
-    // Waiting on a silent server must not outlive the client: an abort hangs up on it at once.
-    const hangUp = () => res.destroy()
-    signal.addEventListener('abort', hangUp, { once: true })
-    try {
-      for await (const bytes of res as AsyncIterable<Buffer>) {
-        for (const event of decoder.push(bytes)) {
-          if (event.kind === 'comment') continue
-          if (event.data === '[DONE]') {
-            // Read on to the response's end rather than cutting it: the connection is then reused.
-            sawDone = true
-            continue
-          }
-          if (sawDone) continue
-          let chunk: unknown
-          try {
-            chunk = JSON.parse(event.data)
-          } catch {
-            throw upstreamBrokeOff(replica.id, 'it sent a malformed event')
-          }
-          const error = (chunk as { error?: unknown }).error
-          if (error !== undefined && error !== null) {
-            throw upstreamBrokeOff(replica.id, errorDetail(JSON.stringify({ error })))
-          }
-          for (const generationEvent of eventsOfChunk(chunk, tokenizer)) {
-            yield generationEvent
-            if (generationEvent.kind === 'content' || generationEvent.kind === 'tool_call') {
-              generated += generationEvent.tokens
-              if (generated >= cap) {
-                // It ignores max_tokens: end the reply here, and its connection with it.
-                yield { kind: 'finish', reason: 'length' }
-                return
+    let settled = false
+    let awaiting = 0
+    let unsubscribe: () => void = ignore
+    return new Promise<void>((resolve, reject) => {
+      const settle = (error?: GatewayError) => {
+        if (settled) return
+        settled = true
+        unsubscribe()
+        res.off('data', onData)
+        res.off('end', onEnd)
+        res.off('error', onError)
+        res.off('close', onClose)
+        // A socket error after this point must not become an uncaught 'error' event.
+        res.on('error', ignore)
+        // Read to the end after [DONE] rather than cutting it (the connection is then reused);
+        // anything else still open is hung up on, so the server stops generating.
+        if (!res.complete) res.destroy()
+        if (error === undefined) resolve()
+        else reject(error)
+      }
+      const resumeWhenWritten = (pending: Promise<void>) => {
+        awaiting++
+        res.pause()
+        void pending.then(() => {
+          if (--awaiting === 0 && !settled) res.resume()
+        })
+      }
+      const push = (event: GenerationEvent) => {
+        const pending = sink(event)
+        if (pending !== undefined) resumeWhenWritten(pending)
+      }
+      const onData = (bytes: Buffer) => {
+        try {
+          for (const event of decoder.push(bytes)) {
+            if (settled) return
+            if (event.kind === 'comment') continue
+            if (event.data === '[DONE]') {
+              sawDone = true
+              continue
+            }
+            if (sawDone) continue
+            let chunk: unknown
+            try {
+              chunk = JSON.parse(event.data)
+            } catch {
+              return settle(upstreamBrokeOff(replica.id, 'it sent a malformed event'))
+            }
+            const error = (chunk as { error?: unknown }).error
+            if (error !== undefined && error !== null) {
+              return settle(upstreamBrokeOff(replica.id, errorDetail(JSON.stringify({ error }))))
+            }
+            for (const generationEvent of eventsOfChunk(chunk, tokenizer)) {
+              push(generationEvent)
+              if (generationEvent.kind === 'content' || generationEvent.kind === 'tool_call') {
+                generated += generationEvent.tokens
+                if (generated >= cap) {
+                  // It ignores max_tokens: end the reply here, and its connection with it.
+                  push({ kind: 'finish', reason: 'length' })
+                  return settle()
+                }
               }
             }
           }
+        } catch (error) {
+          settle(error instanceof GatewayError ? error : upstreamBrokeOff(replica.id, `its reply could not be read (${(error as Error).message})`))
         }
       }
-    } catch (error) {
-      if (signal.aborted) return
-      if (error instanceof GatewayError) throw error
-      throw upstreamBrokeOff(replica.id, `the connection broke (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
-    } finally {
-      signal.removeEventListener('abort', hangUp)
-      if (!res.complete) res.destroy()
-    }
-    if (!sawDone) throw upstreamBrokeOff(replica.id, 'it closed the stream before [DONE]')
+      const onEnd = () => settle(sawDone ? undefined : upstreamBrokeOff(replica.id, 'it closed the stream before [DONE]'))
+      const onError = (error: NodeJS.ErrnoException) =>
+        settle(signal.aborted ? undefined : upstreamBrokeOff(replica.id, `the connection broke (${error.code ?? error.message})`))
+      const onClose = () => {
+        if (!res.complete) onError(Object.assign(new Error('closed early'), { code: 'ECONNRESET' }))
+      }
+      // Waiting on a silent server must not outlive the client: an abort hangs up on it at once.
+      const onAbort = () => settle()
+      unsubscribe = signal.onAbort(onAbort)
+      if (settled) return
+      res.on('data', onData)
+      res.on('end', onEnd)
+      res.on('error', onError)
+      res.on('close', onClose)
+    })
   }
 
-  private async *whole(res: IncomingMessage, replica: Replica, cap: number, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
+  private async whole(res: IncomingMessage, replica: Replica, cap: number, signal: StopSignal, sink: GenerationEventSink): Promise<void> {
+    for (const event of await this.wholeEvents(res, replica, cap, signal)) {
+      const pending = sink(event)
+      if (pending !== undefined) await pending
+    }
+  }
+
+  /** A JSON reply, read in full and mapped to events; none when the signal aborted meanwhile. */
+  private async wholeEvents(res: IncomingMessage, replica: Replica, cap: number, signal: StopSignal): Promise<GenerationEvent[]> {
     const { tokenizer } = this.options
     let text: string
     const hangUp = () => res.destroy()
-    signal.addEventListener('abort', hangUp, { once: true })
+    const unsubscribe = signal.onAbort(hangUp)
     try {
       text = await readBody(res, JSON_BODY_LIMIT)
     } catch (error) {
-      if (signal.aborted) return
+      if (signal.aborted) return []
       throw upstreamBrokeOff(replica.id, `the connection broke (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
     } finally {
-      signal.removeEventListener('abort', hangUp)
+      unsubscribe()
     }
-    if (signal.aborted) return
+    if (signal.aborted) return []
     let completion: { choices?: Array<{ message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }>; usage?: unknown }
     try {
       completion = JSON.parse(text) as typeof completion
@@ -159,29 +212,30 @@ export class UpstreamBackend implements ModelBackend {
     if (choice === undefined) throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply had no choices')
     const content = typeof choice.message?.content === 'string' ? choice.message.content : ''
     const usage = isUsage(completion.usage) ? completion.usage : undefined
+    const finish: GenerationEvent = { kind: 'finish', reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop' }
     // Tokens never outnumber UTF-8 bytes: under the cap by bytes, the reply needs no cut, and when
     // the server counted it, its count stands — no need to tokenize the reply again.
     if (usage !== undefined && Buffer.byteLength(content) <= cap) {
-      if (content !== '') yield { kind: 'content', text: content, tokens: usage.completion_tokens }
-      // The server's usage is what the client gets, so the pieces need no count of their own.
-      yield* this.wholeToolCalls(choice.message?.tool_calls, false)
-      yield { kind: 'usage', usage }
-      yield { kind: 'finish', reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop' }
-      return
+      return [
+        ...(content !== '' ? [{ kind: 'content', text: content, tokens: usage.completion_tokens } as const] : []),
+        // The server's usage is what the client gets, so the pieces need no count of their own.
+        ...this.wholeToolCalls(choice.message?.tool_calls, false),
+        { kind: 'usage', usage },
+        finish,
+      ]
     }
     const contentTokens = tokenizer.encode(content)
     if (contentTokens.length > cap) {
       // It ignored max_tokens: keep what the limit allows; the usage is then the gateway's estimate.
-      for (const piece of tokenizer.decodePieces(contentTokens.slice(0, cap))) {
-        yield { kind: 'content', text: piece.text, tokens: piece.tokens }
-      }
-      yield { kind: 'finish', reason: 'length' }
-      return
+      const pieces = Array.from(tokenizer.decodePieces(contentTokens.slice(0, cap)), (piece) => ({ kind: 'content', text: piece.text, tokens: piece.tokens }) as const)
+      return [...pieces, { kind: 'finish', reason: 'length' }]
     }
-    if (content !== '') yield { kind: 'content', text: content, tokens: contentTokens.length }
-    yield* this.wholeToolCalls(choice.message?.tool_calls, true)
-    if (usage !== undefined) yield { kind: 'usage', usage }
-    yield { kind: 'finish', reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop' }
+    return [
+      ...(content !== '' ? [{ kind: 'content', text: content, tokens: contentTokens.length } as const] : []),
+      ...this.wholeToolCalls(choice.message?.tool_calls, true),
+      ...(usage !== undefined ? [{ kind: 'usage', usage } as const] : []),
+      finish,
+    ]
   }
 
   /** A JSON reply's tool calls as whole pieces, each with the gateway's count when `count` is set. */

@@ -1,5 +1,7 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { urlToHttpOptions } from 'node:url'
+import type { StopSignal } from '../../generation/stop-signal'
 import type { Replica } from './replica-pool'
 
 /** Why no response came: each maps to one of the reference's statuses. */
@@ -30,7 +32,7 @@ export function postToReplica(
   path: string,
   body: string,
   headers: Record<string, string>,
-  signal: AbortSignal,
+  signal: StopSignal,
 ): Promise<IncomingMessage> {
   return attempt(replica, path, body, headers, signal, true)
 }
@@ -40,16 +42,15 @@ function attempt(
   path: string,
   body: string,
   headers: Record<string, string>,
-  signal: AbortSignal,
+  signal: StopSignal,
   mayRetryStaleSocket: boolean,
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new UpstreamConnectError('aborted', 'aborted before sending'))
-    const url = new URL(replica.baseUrl.pathname.replace(/\/$/, '') + path, replica.baseUrl)
-    const secure = url.protocol === 'https:'
-    const req = (secure ? httpsRequest : httpRequest)(url, {
+    const target = targetOf(replica, path)
+    const req = (target.secure ? httpsRequest : httpRequest)({
+      ...target.options,
       method: 'POST',
-      agent: secure ? httpsAgent : httpAgent,
       headers: {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),
@@ -62,7 +63,7 @@ function attempt(
       if (settled) return
       settled = true
       clearTimeout(timer)
-      signal.removeEventListener('abort', onAbort)
+      unsubscribe()
       fn()
     }
     const timer = setTimeout(() => {
@@ -73,7 +74,7 @@ function attempt(
       finish(() => reject(new UpstreamConnectError('aborted', 'aborted')))
       req.destroy()
     }
-    signal.addEventListener('abort', onAbort, { once: true })
+    const unsubscribe = signal.onAbort(onAbort)
     req.on('response', (res) => finish(() => resolve(res)))
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (settled) return
@@ -92,19 +93,63 @@ function attempt(
   })
 }
 
-/** Read a (small) response body in full, bounded, e.g. to quote a model server's error. */
-export async function readBody(res: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limit) {
-      res.destroy()
-      break
-    }
-    chunks.push(chunk)
+interface Target {
+  secure: boolean
+  options: RequestOptions
+}
+
+// Where each replica's endpoints are, worked out once rather than parsing a URL per request.
+const targets = new WeakMap<Replica, Map<string, Target>>()
+
+function targetOf(replica: Replica, path: string): Target {
+  let byPath = targets.get(replica)
+  if (byPath === undefined) targets.set(replica, (byPath = new Map()))
+  let target = byPath.get(path)
+  if (target === undefined) {
+    const url = new URL(replica.baseUrl.pathname.replace(/\/$/, '') + path, replica.baseUrl)
+    const secure = url.protocol === 'https:'
+    target = { secure, options: { ...urlToHttpOptions(url), agent: secure ? httpsAgent : httpAgent } }
+    byPath.set(path, target)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  return target
+}
+
+/**
+ * Read a response body in full, up to `limit` bytes (the rest is cut: the connection is closed).
+ * Listeners rather than `for await`, which cost a promise per chunk on every JSON reply.
+ */
+export function readBody(res: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const settle = (outcome: () => void) => {
+      res.off('data', onData)
+      res.off('end', onEnd)
+      res.off('error', onError)
+      res.off('close', onClose)
+      outcome()
+    }
+    const text = () => (chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'))
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit) {
+        settle(() => resolve(text()))
+        res.on('error', () => undefined)
+        res.destroy()
+        return
+      }
+      size += chunk.length
+      chunks.push(chunk)
+    }
+    const onEnd = () => settle(() => resolve(text()))
+    const onError = (error: Error) => settle(() => reject(error))
+    const onClose = () => {
+      if (!res.complete) settle(() => reject(Object.assign(new Error('the connection closed before the reply ended'), { code: 'ECONNRESET' })))
+    }
+    res.on('data', onData)
+    res.on('end', onEnd)
+    res.on('error', onError)
+    res.on('close', onClose)
+  })
 }
 
 /** The `error.message` of an OpenAI-style error body, or the body's start. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseSimpleChatRequest } from './chat-request-fast-path'
 
 /**
  * The request contract of POST /v1/chat/completions, as the reference defines it.
@@ -266,6 +267,8 @@ export function formatParamPath(path: ReadonlyArray<PropertyKey>): string | null
 export function parseChatRequest(
   json: unknown,
 ): { ok: true; request: ChatCompletionRequest } | { ok: false; issue: RequestValidationIssue } {
+  const simple = parseSimpleChatRequest(json)
+  if (simple !== undefined) return { ok: true, request: normalizeChatRequest(simple, json) }
   const result = chatCompletionRequestSchema.safeParse(json)
   if (result.success) return { ok: true, request: normalizeChatRequest(result.data, json) }
   const first = result.error.issues[0]

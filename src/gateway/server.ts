@@ -101,7 +101,11 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     keys,
     catalog,
     connections: () => new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
-    close: () => (closing ??= closeServer(server, gateway)),
+    close: () =>
+      (closing ??= closeServer(server, gateway).finally(() => {
+        keys.close()
+        catalog.close()
+      })),
   }
 }
 

@@ -44,8 +44,8 @@ interface KeyIndex {
 /**
  * The API keys of one Mortar home, in `keys.json`. The file is the source of truth and may be
  * changed by another process (`mortar keys revoke` while `mortar serve` runs): every lookup goes
- * through a WatchedFile, which re-reads it when it changed, so a revocation is effective on the
- * very next request. A corrupt file is never overwritten by us.
+ * through a WatchedFile, which re-reads it when it changed, so a revocation is effective from the
+ * next request on. A corrupt file is never overwritten by us.
  */
 export class KeyStore {
   private readonly keys: WatchedFile<KeyIndex>
@@ -150,6 +150,11 @@ export class KeyStore {
     const status = keyStatus(record, this.now())
     if (status !== 'active') return { ok: false, reason: status }
     return { ok: true, principal: { keyId: record.id, keyName: record.name, org: record.org, role: record.role } }
+  }
+
+  /** Stop watching keys.json (the gateway is closing). */
+  close(): void {
+    this.keys.close()
   }
 
   private currentRecords(): KeyRecord[] {

@@ -33,6 +33,11 @@ export class CatalogSource {
     return (this.builtFrom ?? this.config.read({ strict: false })).organizations
   }
 
+  /** Stop watching config.json (the gateway is closing). */
+  close(): void {
+    this.config.close()
+  }
+
   current({ strict }: { strict: boolean } = { strict: false }): ModelCatalog {
     const config = this.config.read({ strict })
     if (config !== this.builtFrom || this.catalog === undefined) {

@@ -1,17 +1,33 @@
-import { readFileSync, statSync, type BigIntStats } from 'node:fs'
+import { readFileSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs'
+import { basename, dirname } from 'node:path'
+
+/** With a watcher, how often the file is still checked by `stat`: the bound if its events go missing. */
+export const SAFETY_CHECK_MS = 1_000
 
 /**
  * A file's parsed content, re-read whenever the file changes. The file may be edited by another
- * process (`mortar keys revoke` while `mortar serve` runs, a user saving config.json), so each read
- * first compares the file's identity — inode, size and mtime in ns, one `stat` — with the last one,
- * and re-parses only when it differs. No watcher, so nothing can race between a write and the next
- * read. `strict` reads (start-up, the CLI) throw on a bad file; lenient ones (the request path)
- * keep the last good value and report the problem once, so a bad edit cannot take the gateway down.
+ * process (`mortar keys revoke` while `mortar serve` runs, a user saving config.json).
+ *
+ * How a change is noticed: a read compares the file's identity — inode, size and mtime in ns, one
+ * `stat` — with the last one, and re-parses only when it differs. Strict reads (start-up, the CLI)
+ * always do. Lenient reads (the request path) watch the file's directory instead, and `stat` only
+ * after the watcher reported a change there — or a second after the last check, in case its events
+ * go missing (network file systems): two `stat` calls per request were a measurable share of a
+ * request's time (docs/benchmark.md). The kernel queues the watcher's event when the file is
+ * written, before any later request can arrive, so an edit is still in effect from the next
+ * request on. Without a watcher (it could not start) every lenient read checks, as strict ones do.
+ *
+ * Lenient reads keep the last good value when the file turns bad and report the problem once, so a
+ * bad edit cannot take the gateway down; strict reads throw.
  */
 export class WatchedFile<T> {
   private value: T | undefined
   private identity: string | undefined
   private badIdentity: string | undefined
+  private watcher: FSWatcher | undefined
+  private watchState: 'off' | 'on' | 'failed' | 'closed' = 'off'
+  private changed = true
+  private checkedAt = 0
 
   constructor(
     readonly path: string,
@@ -21,6 +37,12 @@ export class WatchedFile<T> {
   ) {}
 
   read({ strict }: { strict: boolean }): T {
+    if (!strict && this.value !== undefined && this.watching() && !this.changed && performance.now() - this.checkedAt < SAFETY_CHECK_MS) {
+      return this.value
+    }
+    // Cleared before the check: an event that arrives during it marks the file changed again.
+    this.changed = false
+    this.checkedAt = performance.now()
     let stats: BigIntStats | undefined
     try {
       stats = statSync(this.path, { bigint: true, throwIfNoEntry: false })
@@ -47,5 +69,44 @@ export class WatchedFile<T> {
   /** Forget the cached value, so the next read parses the file again (after our own write). */
   invalidate(): void {
     this.identity = undefined
+    this.changed = true
+  }
+
+  /** Stop watching (the gateway is closing); reads then check the file every time. */
+  close(): void {
+    this.watchState = 'closed'
+    this.watcher?.close()
+    this.watcher = undefined
+    this.changed = true
+  }
+
+  /** Whether a watcher is reporting changes; started on the first lenient read. */
+  private watching(): boolean {
+    if (this.watchState === 'off') this.startWatching()
+    return this.watchState === 'on'
+  }
+
+  private startWatching(): void {
+    const name = basename(this.path)
+    try {
+      // The directory, not the file: an atomic write replaces the file, and a watch on the old one
+      // would see nothing after that. Not persistent: a watcher must not keep the process alive.
+      this.watcher = watch(dirname(this.path), { persistent: false }, (_event, filename) => {
+        if (filename === null || filename === name) this.changed = true
+      })
+      this.watcher.on('error', () => this.stopWatching())
+      this.watchState = 'on'
+      // Whatever happened before the watcher existed, it did not see: check once more.
+      this.changed = true
+    } catch {
+      this.watchState = 'failed'
+    }
+  }
+
+  private stopWatching(): void {
+    this.watcher?.close()
+    this.watcher = undefined
+    this.watchState = 'failed'
+    this.changed = true
   }
 }

@@ -77,6 +77,29 @@ describe('Host allow-list (DNS rebinding)', () => {
       expect((await raw('/health', { Host: host })).status).toBe(403)
     }
   })
+
+  // POST /v1/chat/completions has its own way in, around Express (create-gateway.ts); any other
+  // spelling of the path goes through Express. Both must run the same checks.
+  it.each(['/v1/chat/completions', '/v1/chat/completions?x=1', '/v1/chat/completions/', '/V1/Chat/Completions'])(
+    'runs the same checks on %s',
+    async (path) => {
+      const port = new URL(gw.url).port
+      const body = JSON.stringify({ ...userMessage('hi'), stream: false })
+      const auth = { Authorization: `Bearer ${gw.ownerKey}` }
+      const ok = await raw(path, { Host: `localhost:${port}`, ...auth }, 'POST', body)
+      expect(ok.status).toBe(200)
+      expect(ok.headers['x-request-id']).toMatch(/^req_/)
+      const badHost = await raw(path, { Host: `attacker.example:${port}`, ...auth }, 'POST', body)
+      expect([badHost.status, JSON.parse(badHost.body).error.code]).toEqual([403, 'host_not_allowed'])
+      const badOrigin = await raw(path, { Origin: 'https://evil.example', ...auth }, 'POST', body)
+      expect([badOrigin.status, JSON.parse(badOrigin.body).error.code]).toEqual([403, 'origin_not_allowed'])
+      const noKey = await raw(path, {}, 'POST', body)
+      expect([noKey.status, JSON.parse(noKey.body).error.code]).toEqual([401, 'missing_api_key'])
+      expect(noKey.headers['x-should-retry']).toBe('false')
+      const badKey = await raw(path, { Authorization: 'Bearer mk_live_nope' }, 'POST', body)
+      expect([badKey.status, JSON.parse(badKey.body).error.code]).toEqual([401, 'invalid_api_key'])
+    },
+  )
 })
 
 describe('limits and timeouts', () => {

@@ -82,9 +82,12 @@ export class UpstreamBackend implements ModelBackend {
 
   private runner(res: IncomingMessage, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
     const cap = 3 * input.maxTokens + 64
-    return input.request.stream
-      ? (sink) => this.streamed(res, replica, cap, input.signal, sink)
-      : (sink) => this.whole(res, replica, cap, input.signal, sink)
+    if (input.request.stream) return (sink) => this.streamed(res, replica, cap, input.signal, sink)
+    // A JSON reply is read from the moment its headers are in, while the responder gets ready:
+    // by the time it runs the generation, the body is usually parsed.
+    const events = this.wholeEvents(res, replica, cap, input.signal)
+    events.catch(() => undefined) // reported by `run`; never an unhandled rejection if it isn't called
+    return (sink) => this.whole(events, sink)
   }
 
   /**
@@ -180,8 +183,8 @@ export class UpstreamBackend implements ModelBackend {
     })
   }
 
-  private async whole(res: IncomingMessage, replica: Replica, cap: number, signal: StopSignal, sink: GenerationEventSink): Promise<void> {
-    for (const event of await this.wholeEvents(res, replica, cap, signal)) {
+  private async whole(events: Promise<GenerationEvent[]>, sink: GenerationEventSink): Promise<void> {
+    for (const event of await events) {
       const pending = sink(event)
       if (pending !== undefined) await pending
     }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError, invalidRequest } from '../errors'
+import { readStream } from './read-stream'
 
 export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024
 
@@ -20,7 +21,9 @@ const tooLarge = (limit: number) =>
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ value: unknown; raw: Buffer }> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
-  const raw = await readRawBody(req, limit)
+  const { bytes: raw, overflowed } = await readStream(req, limit)
+  // The rest is never read: the 413 closes the connection (error-handler.ts).
+  if (overflowed) throw tooLarge(limit)
   const text = raw.toString('utf8')
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
   try {
@@ -32,41 +35,4 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
       'invalid_json',
     )
   }
-}
-
-/**
- * The body's bytes. Plain `data`/`end` listeners rather than `for await`: the body usually comes in
- * one chunk, and the async iterator's promises and objects were a measurable part of each
- * request's cost (docs/benchmark.md). Rejects with ECONNRESET when the client leaves first.
- */
-function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const settle = (outcome: () => void) => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('close', onClose)
-      outcome()
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        // Stop reading: the client's writes then back up instead of racing the 413 (which closes
-        // the connection) into a reset that could lose it.
-        settle(() => reject(tooLarge(limit)))
-        req.pause()
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = () => settle(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
-    const onError = (error: Error) => settle(() => reject(error))
-    const onClose = () => settle(() => reject(Object.assign(new Error('the client left while sending its body'), { code: 'ECONNRESET' })))
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('close', onClose)
-  })
 }

@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { urlToHttpOptions } from 'node:url'
 import type { StopSignal } from '../../generation/stop-signal'
+import { readStream } from '../../http/read-stream'
 import type { Replica } from './replica-pool'
 
 /** Why no response came: each maps to one of the reference's statuses. */
@@ -114,42 +115,14 @@ function targetOf(replica: Replica, path: string): Target {
   return target
 }
 
-/**
- * Read a response body in full, up to `limit` bytes (the rest is cut: the connection is closed).
- * Listeners rather than `for await`, which cost a promise per chunk on every JSON reply.
- */
-export function readBody(res: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const settle = (outcome: () => void) => {
-      res.off('data', onData)
-      res.off('end', onEnd)
-      res.off('error', onError)
-      res.off('close', onClose)
-      outcome()
-    }
-    const text = () => (chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'))
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limit) {
-        settle(() => resolve(text()))
-        res.on('error', () => undefined)
-        res.destroy()
-        return
-      }
-      size += chunk.length
-      chunks.push(chunk)
-    }
-    const onEnd = () => settle(() => resolve(text()))
-    const onError = (error: Error) => settle(() => reject(error))
-    const onClose = () => {
-      if (!res.complete) settle(() => reject(Object.assign(new Error('the connection closed before the reply ended'), { code: 'ECONNRESET' })))
-    }
-    res.on('data', onData)
-    res.on('end', onEnd)
-    res.on('error', onError)
-    res.on('close', onClose)
-  })
+/** Read a response body in full, up to `limit` bytes (the rest is cut: the connection is closed). */
+export async function readBody(res: IncomingMessage, limit: number): Promise<string> {
+  const { bytes, overflowed } = await readStream(res, limit)
+  if (overflowed) {
+    res.on('error', () => undefined) // destroying it may report an error nobody waits for
+    res.destroy()
+  }
+  return bytes.toString('utf8')
 }
 
 /** The `error.message` of an OpenAI-style error body, or the body's start. */

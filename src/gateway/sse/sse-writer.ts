@@ -6,12 +6,12 @@ import type { ServerResponse } from 'node:http'
  * instead of growing memory. The common case — buffer not full — stays synchronous.
  */
 export class SseWriter {
-  private ended = false
-
   constructor(private readonly res: ServerResponse) {}
 
   get closed(): boolean {
-    return this.ended || this.res.destroyed
+    // `writableEnded` too: another owner may end the response (the telemetry bus drops a slow
+    // subscriber), and a write after that would be an 'error' event nobody listens to.
+    return this.res.destroyed || this.res.writableEnded
   }
 
   /**
@@ -40,14 +40,12 @@ export class SseWriter {
 
   done(): void {
     if (this.closed) return
-    this.ended = true
     this.res.end('data: [DONE]\n\n')
   }
 
   /** End without `[DONE]`: the stream is incomplete, as the reference says a failed one must be. */
   abandon(): void {
     if (this.closed) return
-    this.ended = true
     this.res.end()
   }
 

@@ -1,0 +1,39 @@
+import { createServer, request, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { SseWriter } from './sse-writer'
+
+/** A real response on a real socket, handed to the test once its client is connected. */
+async function withResponse(use: (res: ServerResponse) => Promise<void>): Promise<void> {
+  let handed: (res: ServerResponse) => void = () => undefined
+  const got = new Promise<ServerResponse>((resolve) => (handed = resolve))
+  const server = createServer((_req, res) => handed(res))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const client = request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', path: '/' }, (res) => res.resume())
+  client.on('error', () => undefined)
+  client.end()
+  try {
+    await use(await got)
+  } finally {
+    client.destroy()
+    await new Promise((resolve) => server.close(resolve))
+  }
+}
+
+describe('SseWriter', () => {
+  it('writes nothing once someone else ended the response (no write-after-end error)', async () => {
+    await withResponse(async (res) => {
+      const errors: unknown[] = []
+      res.on('error', (error) => errors.push(error))
+      const writer = new SseWriter(res)
+      writer.open()
+      await writer.comment('connected')
+      res.end(': dropped\n\n') // as the telemetry bus does with a slow subscriber
+      expect(writer.closed).toBe(true)
+      await writer.comment('ping')
+      writer.done()
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(errors).toEqual([])
+    })
+  })
+})

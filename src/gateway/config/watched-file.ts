@@ -25,7 +25,8 @@ export class WatchedFile<T> {
   private identity: string | undefined
   private badIdentity: string | undefined
   private watcher: FSWatcher | undefined
-  private watchState: 'off' | 'on' | 'failed' | 'closed' = 'off'
+  /** `stopped`: closed, or it failed; never started again, so every lenient read checks. */
+  private watchState: 'off' | 'on' | 'stopped' = 'off'
   private changed = true
   private checkedAt = 0
 
@@ -72,11 +73,11 @@ export class WatchedFile<T> {
     this.changed = true
   }
 
-  /** Stop watching (the gateway is closing); reads then check the file every time. */
+  /** Stop watching (the gateway is closing, or the watcher failed); reads then check the file every time. */
   close(): void {
-    this.watchState = 'closed'
     this.watcher?.close()
     this.watcher = undefined
+    this.watchState = 'stopped'
     this.changed = true
   }
 
@@ -94,19 +95,12 @@ export class WatchedFile<T> {
       this.watcher = watch(dirname(this.path), { persistent: false }, (_event, filename) => {
         if (filename === null || filename === name) this.changed = true
       })
-      this.watcher.on('error', () => this.stopWatching())
+      this.watcher.on('error', () => this.close())
       this.watchState = 'on'
       // Whatever happened before the watcher existed, it did not see: check once more.
       this.changed = true
     } catch {
-      this.watchState = 'failed'
+      this.watchState = 'stopped'
     }
-  }
-
-  private stopWatching(): void {
-    this.watcher?.close()
-    this.watcher = undefined
-    this.watchState = 'failed'
-    this.changed = true
   }
 }

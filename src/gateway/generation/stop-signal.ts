@@ -10,10 +10,13 @@ export interface StopSignal {
   onAbort(listener: () => void): () => void
 }
 
-export class StopController<Reason> implements StopSignal {
+export class StopController<Reason extends string> implements StopSignal {
   private listeners: Array<() => void> = []
   private stoppedFor: Reason | undefined
-  aborted = false
+
+  get aborted(): boolean {
+    return this.stoppedFor !== undefined
+  }
 
   /** Why it was stopped, once it was. */
   get reason(): Reason | undefined {
@@ -35,7 +38,6 @@ export class StopController<Reason> implements StopSignal {
   /** Stop, once: later calls change nothing. Listeners run now, in the order they subscribed. */
   abort(reason: Reason): void {
     if (this.aborted) return
-    this.aborted = true
     this.stoppedFor = reason
     const listeners = this.listeners
     this.listeners = []

@@ -5,6 +5,7 @@ import { KeyStore } from './auth/key-store'
 import type { ServeOverrides } from './config/build-catalog'
 import { CatalogSource } from './config/catalog-source'
 import type { OptimizerMode } from './config/model-catalog'
+import type { CaptureMode } from '../shared/api/traffic'
 import { createGateway, type Gateway, type GatewayConfig } from './create-gateway'
 
 export const DEFAULT_PORT = 7313
@@ -45,6 +46,8 @@ export interface GatewayServerOptions {
   /** Test-only: a shorter `: ping` interval than the reference's 10 s. */
   pingIntervalMs?: number
   onCompletion?: GatewayConfig['onCompletion']
+  /** `--capture`: what is kept of each exchange (docs/traffic.md); memory when left out. */
+  capture?: CaptureMode
 }
 
 export interface GatewayServer {

@@ -13,6 +13,7 @@ describe('gatewayOptions', () => {
       home: '/u/home',
       scriptedTokensPerSecond: 0,
       optimizerMode: 'shadow',
+      capture: 'memory',
       rendererDir: '/r',
     })
   })

@@ -20,6 +20,7 @@ export function gatewayOptions(settings: GatewaySettings, paths: GatewayPaths, e
     home: join(paths.userData, 'home'),
     scriptedTokensPerSecond: settings.scriptedTokensPerSecond,
     optimizerMode: settings.optimizerMode,
+    capture: settings.capture,
     ...(settings.modelServers.length > 0
       ? {
           upstream: {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { captureModeSchema, DEFAULT_CAPTURE_MODE } from './api/traffic'
 
 /**
  * The desktop app's settings: how main starts the gateway, and the UI's preferences. Main keeps
@@ -30,6 +31,8 @@ export const gatewaySettingsSchema = z.object({
   modelServers: z.array(modelServerUrl).max(32),
   /** The model name the servers know, if not the catalog ID; '' for the catalog ID. */
   upstreamModel: z.string().trim().max(200),
+  /** What the gateway keeps of each exchange (`mortar serve --capture`, docs/traffic.md). */
+  capture: captureModeSchema,
 })
 
 export const uiSettingsSchema = z.object({
@@ -56,6 +59,7 @@ export function defaultDesktopSettings(): DesktopSettings {
       scriptedTokensPerSecond: 0,
       modelServers: [],
       upstreamModel: '',
+      capture: DEFAULT_CAPTURE_MODE,
     },
     ui: { theme: 'system', keepRunningInTray: false },
   }

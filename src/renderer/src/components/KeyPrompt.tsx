@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { MessageText } from './common/MessageText'
 
 interface KeyPromptProps {
   problem: string | null
@@ -36,7 +37,7 @@ export function KeyPrompt({ problem, onSubmit }: KeyPromptProps) {
       </button>
       {problem !== null ? (
         <p className="field__problem" role="alert" data-testid="key-error">
-          {problem}
+          <MessageText text={problem} />
         </p>
       ) : null}
     </form>

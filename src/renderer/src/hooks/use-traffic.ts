@@ -2,9 +2,14 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import type { TelemetryEvent } from '../../../shared/api/telemetry'
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { applyTelemetryEvent, emptyTraffic, parseTelemetryEvent, type TrafficState } from '../../../shared/telemetry/traffic-table'
-import type { GatewayClient } from '../lib/gateway-client'
+import { GatewayHttpError, type GatewayClient } from '../lib/gateway-client'
 
-export type TrafficConnection = { kind: 'connecting' } | { kind: 'live' } | { kind: 'reconnecting'; reason: string; inMs: number }
+export type TrafficConnection =
+  | { kind: 'connecting' }
+  | { kind: 'live' }
+  | { kind: 'reconnecting'; reason: string; inMs: number }
+  /** The gateway refused the key (401): retrying the same key cannot help, so it stops. */
+  | { kind: 'refused'; reason: string }
 
 /** Events are folded in batches: a burst of requests is one render, not one per event. */
 const BATCH_MS = 100
@@ -20,7 +25,8 @@ export interface Traffic {
 
 /**
  * GET /v1/telemetry, live, for as long as the app is open (so the table is complete whichever
- * tab is showing), reconnecting with backoff when the stream ends.
+ * tab is showing), reconnecting with backoff when the stream ends — but not after a 401: the
+ * key is dead, and the client has told the connection, which returns to the key prompt.
  */
 export function useTraffic(client: GatewayClient): Traffic {
   const [state, setState] = useState<TrafficState>(emptyTraffic)
@@ -63,6 +69,10 @@ export function useTraffic(client: GatewayClient): Traffic {
           }
         } catch (error) {
           if (controller.signal.aborted) return
+          if (error instanceof GatewayHttpError && error.status === 401) {
+            setConnection({ kind: 'refused', reason: error.message })
+            return
+          }
           reason = error instanceof Error ? error.message : String(error)
         }
         if (controller.signal.aborted) return

@@ -77,6 +77,19 @@ export async function resolveConnection(): Promise<ConnectionSource> {
   return { kind: 'needs-key', baseUrl: '' }
 }
 
+/**
+ * Calls back when a new UI link is opened in this tab: pasting it over the current address changes
+ * only the fragment, which reloads nothing, so the page must notice by itself. Browser only.
+ */
+export function onNewUiLink(listener: () => void): () => void {
+  if (desktopApi() !== undefined) return () => {}
+  const handle = () => {
+    if (new URLSearchParams(window.location.hash.replace(/^#/, '')).get('key')) listener()
+  }
+  window.addEventListener('hashchange', handle)
+  return () => window.removeEventListener('hashchange', handle)
+}
+
 /** A key typed into the prompt (browser only: the desktop app always has its own). */
 export function rememberKey(key: string): void {
   sessionStorage.setItem(KEY_STORAGE, key.trim())

@@ -73,3 +73,25 @@ describe('key management over /v1/keys', () => {
     expect(insufficientRole(new Error('offline'))).toBeNull()
   })
 })
+
+describe('a 401 from any call', () => {
+  it('tells the listener once per refused call, whichever call it was', async () => {
+    const refused: string[] = []
+    const listening = new GatewayClient({ baseUrl: '', key: 'mk_live_dead' }, (error) => refused.push(error.message))
+    answer = () => Response.json({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }, { status: 401 })
+    await expect(listening.listModels()).rejects.toMatchObject({ status: 401 })
+    const chat = await listening.postChat({ messages: [] }, {}, new AbortController().signal)
+    expect(chat.status).toBe(401)
+    // The caller still reads the body it was given.
+    expect(await chat.json()).toMatchObject({ error: { code: 'invalid_api_key' } })
+    expect(refused).toEqual(['Incorrect API key provided.', 'Incorrect API key provided.'])
+  })
+
+  it('stays quiet for other refusals', async () => {
+    const refused: string[] = []
+    const listening = new GatewayClient({ baseUrl: '', key: 'mk_live_member' }, (error) => refused.push(error.message))
+    answer = () => Response.json({ error: { message: 'no', type: 'permission_error', param: null, code: 'insufficient_role' } }, { status: 403 })
+    await expect(listening.listKeys()).rejects.toMatchObject({ status: 403 })
+    expect(refused).toEqual([])
+  })
+})

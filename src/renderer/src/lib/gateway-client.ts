@@ -32,8 +32,27 @@ async function errorOf(response: Response): Promise<GatewayHttpError> {
   }
 }
 
+/** Told when the gateway answers 401: the key is dead (a restarted gateway, a revoked key). */
+export type UnauthorizedListener = (error: GatewayHttpError) => void
+
 export class GatewayClient {
-  constructor(readonly connection: Connection) {}
+  constructor(
+    readonly connection: Connection,
+    private readonly onUnauthorized: UnauthorizedListener = () => {},
+  ) {}
+
+  /**
+   * Every call to the gateway goes through here, so a 401 from any of them (a chat request, the
+   * telemetry stream, key management) is noticed in one place.
+   */
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    const response = await fetch(this.url(path), { ...init, headers: { ...this.authHeaders(), ...(init.headers as Record<string, string>) } })
+    if (response.status === 401) {
+      const error = await errorOf(response.clone())
+      this.onUnauthorized(error)
+    }
+    return response
+  }
 
   /** Absolute URL of a gateway path (the page's origin in a browser). */
   url(path: string): string {
@@ -45,25 +64,22 @@ export class GatewayClient {
   }
 
   async listModels(signal?: AbortSignal): Promise<ModelObject[]> {
-    const response = await fetch(this.url('/v1/models'), { headers: this.authHeaders(), signal: signal ?? null, cache: 'no-store' })
+    const response = await this.send('/v1/models', { signal: signal ?? null, cache: 'no-store' })
     if (!response.ok) throw await errorOf(response)
     return ((await response.json()) as ModelList).data
   }
 
   /** Stops a generation by its completion ID: any generation of the key's organization. */
   async stopGeneration(id: string): Promise<{ status: number; body: StopGenerationResponse }> {
-    const response = await fetch(this.url(`/v1/generations/${encodeURIComponent(id)}/stop`), {
-      method: 'POST',
-      headers: this.authHeaders(),
-    })
+    const response = await this.send(`/v1/generations/${encodeURIComponent(id)}/stop`, { method: 'POST' })
     if (response.status !== 200 && response.status !== 404) throw await errorOf(response)
     return { status: response.status, body: (await response.json()) as StopGenerationResponse }
   }
 
   postChat(body: unknown, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
-    return fetch(this.url('/v1/chat/completions'), {
+    return this.send('/v1/chat/completions', {
       method: 'POST',
-      headers: { ...this.authHeaders(), 'Content-Type': 'application/json', ...headers },
+      headers: { 'Content-Type': 'application/json', ...headers },
       body: JSON.stringify(body),
       signal,
       cache: 'no-store',
@@ -74,7 +90,7 @@ export class GatewayClient {
   // `insufficient_role`, thrown as a GatewayHttpError like any other refusal.
 
   async listKeys(signal?: AbortSignal): Promise<ApiKeyObject[]> {
-    const response = await fetch(this.url('/v1/keys'), { headers: this.authHeaders(), signal: signal ?? null, cache: 'no-store' })
+    const response = await this.send('/v1/keys', { signal: signal ?? null, cache: 'no-store' })
     if (!response.ok) throw await errorOf(response)
     return ((await response.json()) as { data: ApiKeyObject[] }).data
   }
@@ -94,9 +110,9 @@ export class GatewayClient {
   }
 
   private async postKeys<T>(path: string, body?: unknown): Promise<T> {
-    const response = await fetch(this.url(`/v1/keys${path}`), {
+    const response = await this.send(`/v1/keys${path}`, {
       method: 'POST',
-      headers: { ...this.authHeaders(), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       cache: 'no-store',
     })
@@ -105,7 +121,7 @@ export class GatewayClient {
   }
 
   async openTelemetry(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-    const response = await fetch(this.url('/v1/telemetry'), { headers: this.authHeaders(), signal, cache: 'no-store' })
+    const response = await this.send('/v1/telemetry', { signal, cache: 'no-store' })
     if (!response.ok) throw await errorOf(response)
     if (response.body === null) throw new Error('The telemetry stream has no body.')
     return response.body

@@ -1,4 +1,5 @@
 import type { ExchangeOutcome } from '../../../../shared/inspector/exchange'
+import { MessageText } from '../common/MessageText'
 
 export function outcomeLabel(outcome: ExchangeOutcome): string {
   switch (outcome.kind) {
@@ -26,7 +27,7 @@ export function outcomeLabel(outcome: ExchangeOutcome): string {
 export function OutcomeBadge({ outcome }: { outcome: ExchangeOutcome }) {
   return (
     <span className={`outcome outcome--${outcome.kind}`} data-testid="outcome" data-outcome={outcome.kind} role="status">
-      {outcomeLabel(outcome)}
+      <MessageText text={outcomeLabel(outcome)} />
     </span>
   )
 }

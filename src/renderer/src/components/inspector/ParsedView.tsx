@@ -1,4 +1,5 @@
 import { argumentsAreJson, type AssembledReply } from '../../../../shared/inspector/assemble-reply'
+import { MessageText } from '../common/MessageText'
 
 function prettyArguments(args: string): string {
   try {
@@ -55,7 +56,7 @@ export function ParsedView({ reply, streamed }: { reply: AssembledReply; streame
       </dl>
       {reply.error !== null ? (
         <div className="parsed__error" data-testid="parsed-error">
-          error event: <code>{reply.error.code ?? reply.error.type}</code> {reply.error.message}
+          error event: <code>{reply.error.code ?? reply.error.type}</code> <MessageText text={reply.error.message} />
         </div>
       ) : null}
       {reply.anomalies.length > 0 ? (

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { KEY_ROLES, type ApiKeyObject, type CreateKeyRequest, type KeyRole } from '../../../../shared/api/keys'
 import type { ApiKeysState } from '../../hooks/use-api-keys'
 import { CopyButton } from '../common/CopyButton'
+import { MessageText } from '../common/MessageText'
 
 const EXPIRY_CHOICES = [
   { value: '7', label: 'expires in 7 days' },
@@ -115,7 +116,7 @@ export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
       {state.access.kind === 'forbidden' ? (
         <div data-testid="keys-forbidden">
           <p>
-            <strong>This key cannot manage API keys.</strong> {state.access.message}
+            <strong>This key cannot manage API keys.</strong> <MessageText text={state.access.message} />
           </p>
           <p className="muted">
             Open Mortar with an owner or admin key (the UI link <code>mortar serve</code> prints has one), or use{' '}
@@ -134,7 +135,7 @@ export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
       {state.revealed !== null ? <Revealed created={state.revealed} onDone={state.dismissRevealed} /> : null}
       {state.error !== null ? (
         <p className="field__problem" role="alert" data-testid="keys-error">
-          {state.error}
+          <MessageText text={state.error} />
         </p>
       ) : null}
       {state.access.kind === 'allowed' ? (

@@ -20,6 +20,8 @@ function connectionText(connection: TrafficConnection): string {
       return 'Live'
     case 'reconnecting':
       return `Reconnecting in ${Math.round(connection.inMs / 1000)} s (${connection.reason})`
+    case 'refused':
+      return 'The gateway refused this key'
   }
 }
 

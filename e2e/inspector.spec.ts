@@ -35,7 +35,18 @@ test('a streamed request: frames arrive one by one with timings, the parsed repl
   const rows = page.getByTestId('frame-row')
   await expect(rows.first()).toHaveAttribute('data-kind', 'chunk')
   await expect(rows.last()).toHaveAttribute('data-kind', 'done')
+  // Each row says what its frame carries: the role, then the text piece by piece, the finish, the usage.
+  await expect(rows.first().getByTestId('frame-kind')).toHaveText('role')
+  await expect(rows.first().getByTestId('frame-summary')).toHaveText('assistant')
+  await expect(rows.nth(1).getByTestId('frame-kind')).toHaveText('content')
+  await expect(rows.nth(1).getByTestId('frame-summary')).toHaveText(/^".+"$/)
+  await expect(page.locator('[data-testid="frame-row"][data-summary="finish"]').getByTestId('frame-summary')).toHaveText('stop')
+  await expect(page.locator('[data-testid="frame-row"][data-summary="usage"]').getByTestId('frame-summary')).toContainText('completion')
+  await expect(rows.last().getByTestId('frame-summary')).toHaveText('[DONE]')
+  // The exact text is one click away.
+  await page.getByTestId('frames-toggle-raw').click()
   await expect(rows.last().getByTestId('frame-raw')).toContainText('data: [DONE]')
+  await expect(rows.first().getByTestId('frame-raw')).toContainText('data: {"id":"chatcmpl-')
   // At 25 tokens/s, content frames are ~40 ms apart.
   const deltas = (await rows.getByTestId('frame-dt').allTextContents()).map((text) => Number(text.replace('+', '')))
   expect(deltas.filter((dt) => dt >= 20).length).toBeGreaterThan(5)

@@ -25,6 +25,8 @@ test('a slow first token: the gateway keeps the stream alive with pings, shown a
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished', { timeout: 15_000 })
   const pings = page.locator('[data-testid="frame-row"][data-kind="ping"]')
   expect(await pings.count()).toBeGreaterThan(2)
+  await expect(pings.first().getByTestId('frame-kind')).toHaveText('ping')
+  await page.getByTestId('frames-toggle-raw').click()
   await expect(pings.first().getByTestId('frame-raw')).toHaveText(': pingLFLF')
   expect(Number(await page.getByTestId('metric-pings').textContent())).toBeGreaterThan(2)
   await expect(page.getByTestId('parsed-content')).toHaveText('Hello from the model')

@@ -1,3 +1,4 @@
+import { summarizeFrame } from '../../../../shared/inspector/frame-summary'
 import type { StreamFrame } from '../../../../shared/inspector/stream-frames'
 import { formatMs } from '../../lib/format'
 
@@ -10,14 +11,14 @@ function pretty(frame: StreamFrame): string | null {
   }
 }
 
-/** One frame in full: its exact text (line ends included) and its JSON, pretty. */
+/** One frame in full: what it carries, its exact text (line ends included) and its JSON, pretty. */
 export function FrameDetail({ frame }: { frame: StreamFrame | undefined }) {
   if (frame === undefined) return <p className="muted frame-detail">Select a frame to see it in full.</p>
   const json = pretty(frame)
   return (
     <div className="frame-detail" data-testid="frame-detail">
       <div className="frame-detail__head">
-        Frame {frame.seq} · {frame.kind} · at {formatMs(frame.at)} · Δt {formatMs(frame.dt)} · {frame.raw.length} chars
+        Frame {frame.seq} · {summarizeFrame(frame).text} · at {formatMs(frame.at)} · Δt {formatMs(frame.dt)} · {frame.raw.length} chars
       </div>
       <pre className="code" data-testid="frame-detail-raw">
         {frame.raw}

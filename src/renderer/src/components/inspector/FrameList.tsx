@@ -1,6 +1,9 @@
+import { useState } from 'react'
+import { summarizeFrame } from '../../../../shared/inspector/frame-summary'
 import type { StreamFrame } from '../../../../shared/inspector/stream-frames'
 import { formatDelta, splitLineEnds } from '../../lib/format'
 import { VirtualList } from '../common/VirtualList'
+import { FrameSummaryText } from './FrameSummaryText'
 
 const ROW_HEIGHT = 22
 
@@ -25,16 +28,32 @@ interface FrameListProps {
   onSelect(seq: number): void
 }
 
-/** Every frame as it arrived: arrival time, Δt, kind, and its exact text on one line. */
+/**
+ * Every frame as it arrived: arrival time, Δt, what it carries and a readable summary of it
+ * (or, one click on "raw", its exact text on one line).
+ */
 export function FrameList({ frames, count, selected, onSelect }: FrameListProps) {
+  const [showRaw, setShowRaw] = useState(false)
   return (
     <div className="frames">
-      <div className="frames__head" aria-hidden>
-        <span>#</span>
-        <span>t (ms)</span>
-        <span>Δt</span>
-        <span>kind</span>
-        <span>raw</span>
+      <div className="frames__head">
+        <span aria-hidden>#</span>
+        <span aria-hidden>t (ms)</span>
+        <span aria-hidden>Δt</span>
+        <span aria-hidden>kind</span>
+        <span className="frames__mode">
+          {showRaw ? 'raw text' : 'summary'}
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => setShowRaw((raw) => !raw)}
+            title={showRaw ? 'Show what each frame carries' : 'Show each frame’s exact text'}
+            data-testid="frames-toggle-raw"
+            aria-pressed={showRaw}
+          >
+            {showRaw ? 'summary' : 'raw'}
+          </button>
+        </span>
       </div>
       <VirtualList
         testId="frame-list"
@@ -44,6 +63,7 @@ export function FrameList({ frames, count, selected, onSelect }: FrameListProps)
         renderRow={(index) => {
           const frame = frames[index]
           if (frame === undefined) return null
+          const summary = summarizeFrame(frame)
           return (
             <button
               type="button"
@@ -51,8 +71,10 @@ export function FrameList({ frames, count, selected, onSelect }: FrameListProps)
               className={`frame frame--${frame.kind} ${selected === frame.seq ? 'frame--selected' : ''}`}
               style={{ height: ROW_HEIGHT }}
               onClick={() => onSelect(frame.seq)}
+              title={showRaw ? frame.raw : summary.text}
               data-testid="frame-row"
               data-kind={frame.kind}
+              data-summary={summary.kind}
               data-seq={frame.seq}
             >
               <span className="frame__seq">{frame.seq}</span>
@@ -62,10 +84,18 @@ export function FrameList({ frames, count, selected, onSelect }: FrameListProps)
               <span className="frame__dt" data-testid="frame-dt">
                 {formatDelta(frame.dt)}
               </span>
-              <span className={`kind kind--${frame.kind}`}>{frame.kind}</span>
-              <span className="frame__raw" data-testid="frame-raw">
-                <RawText raw={frame.raw} />
+              <span className={`kind kind--${frame.kind} kind--${summary.kind}`} data-testid="frame-kind">
+                {summary.kind}
               </span>
+              {showRaw ? (
+                <span className="frame__raw" data-testid="frame-raw">
+                  <RawText raw={frame.raw} />
+                </span>
+              ) : (
+                <span className="frame__raw frame__summary" data-testid="frame-summary">
+                  <FrameSummaryText summary={summary} />
+                </span>
+              )}
             </button>
           )
         }}

@@ -23,7 +23,9 @@ export function ParsedView({ reply, streamed }: { reply: AssembledReply; streame
           {reply.toolCalls.map((call) => (
             <div key={call.index} className="tool-call" data-testid="parsed-tool-call" data-name={call.name}>
               <div>
-                <strong>[{call.index}]</strong> <code>{call.name}</code> <span className="muted">{call.id ?? '(no id)'}</span>
+                <strong>[{call.index}]</strong> <code>{call.name}</code> <code className="muted tool-call__id" data-testid="parsed-tool-call-id">
+                  {call.id ?? '(no id)'}
+                </code>
                 {streamed ? <span className="muted"> · {call.pieces} pieces</span> : null}
                 {call.arguments !== '' && !argumentsAreJson(call.arguments) ? (
                   <span className="field__problem"> · arguments are not JSON</span>

@@ -1,3 +1,4 @@
+import type { CSSProperties } from 'react'
 import type { TrafficRow } from '../../../../shared/telemetry/traffic-table'
 import { formatClock, formatCost, formatMs } from '../../lib/format'
 import { VirtualList } from '../common/VirtualList'
@@ -14,20 +15,60 @@ interface TrafficTableProps {
   onStop(id: string): void
 }
 
-const COLUMNS = ['Time', 'Status', 'Client', 'Model', 'Session', 'TTFT', 'Duration', 'Tokens (in/out)', 'Usage', 'Cost', 'Served by', 'Dedupe', '']
+interface Column {
+  title: string
+  /** The grid track, whose smallest width is `min` px. */
+  track: string
+  min: number
+}
+
+const fixed = (title: string, px: number): Column => ({ title, track: `${px}px`, min: px })
+const growing = (title: string, px: number, fr: number): Column => ({ title, track: `minmax(${px}px, ${fr}fr)`, min: px })
+
+// Stop sits next to the status it changes, so it is in view without scrolling sideways.
+const COLUMNS: readonly Column[] = [
+  fixed('Time', 88),
+  fixed('Status', 120),
+  fixed('', 56),
+  growing('Client', 96, 1),
+  growing('Model', 110, 1.4),
+  growing('Session', 90, 1),
+  fixed('TTFT', 70),
+  fixed('Duration', 76),
+  fixed('Tokens (in/out)', 90),
+  fixed('Usage', 64),
+  fixed('Cost', 64),
+  growing('Served by', 70, 1),
+  fixed('Dedupe', 56),
+]
+const GAP_PX = 8
+const PADDING_PX = 8
+
+/**
+ * The header row and every body row share one grid (the columns above) and one smallest width,
+ * so each title sits over its column at any window width; narrower windows scroll the header
+ * and the rows sideways together.
+ */
+const gridStyle = {
+  '--traffic-columns': COLUMNS.map((c) => c.track).join(' '),
+  '--traffic-gap': `${GAP_PX}px`,
+  '--traffic-min-width': `${COLUMNS.reduce((sum, c) => sum + c.min, 0) + GAP_PX * (COLUMNS.length - 1) + 2 * PADDING_PX}px`,
+} as CSSProperties
 
 export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect, onStop }: TrafficTableProps) {
   return (
-    <div className="traffic" role="table" aria-label="Requests">
-      <div className="traffic__row traffic__row--head" role="row">
-        {COLUMNS.map((column) => (
-          <span key={column} role="columnheader">
-            {column}
-          </span>
-        ))}
-      </div>
+    <div className="traffic" role="table" aria-label="Requests" style={gridStyle}>
       <VirtualList
         testId="traffic-table"
+        header={
+          <div className="traffic__row traffic__row--head" role="row">
+            {COLUMNS.map((column, i) => (
+              <span key={i} role="columnheader">
+                {column.title}
+              </span>
+            ))}
+          </div>
+        }
         count={rows.length}
         rowHeight={ROW_HEIGHT}
         renderRow={(index) => {
@@ -49,6 +90,25 @@ export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect,
               <span className={`status status--${row.status}`} data-testid="traffic-status">
                 {row.status}
               </span>
+              <span>
+                {row.status === 'running' ? (
+                  <button
+                    type="button"
+                    className="button button--small button--danger"
+                    onClick={(e) => {
+                      e.stopPropagation()
+                      onStop(row.id)
+                    }}
+                    data-testid="traffic-stop"
+                  >
+                    Stop
+                  </button>
+                ) : note !== undefined ? (
+                  <span className="muted" title={note}>
+                    {note}
+                  </span>
+                ) : null}
+              </span>
               <span
                 className="traffic__client"
                 data-testid="traffic-client"
@@ -69,23 +129,6 @@ export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect,
               <span>{formatCost(row.costUsd)}</span>
               <span title={row.upstream ?? row.deployment ?? ''}>{row.upstream ?? row.deployment ?? '—'}</span>
               <span>{row.dedupe ?? '—'}</span>
-              <span>
-                {row.status === 'running' ? (
-                  <button
-                    type="button"
-                    className="button button--small button--danger"
-                    onClick={(e) => {
-                      e.stopPropagation()
-                      onStop(row.id)
-                    }}
-                    data-testid="traffic-stop"
-                  >
-                    Stop
-                  </button>
-                ) : note !== undefined ? (
-                  <span className="muted">{note}</span>
-                ) : null}
-              </span>
             </div>
           )
         }}

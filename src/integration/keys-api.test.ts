@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApiKeyObject, CreatedApiKey } from '../shared/api/keys'
@@ -45,14 +47,60 @@ describe('/v1/keys', () => {
     expect(again.status).toBe(400)
   })
 
-  it('needs an owner or admin key, and gives out at most its own role', async () => {
+  it('needs an owner or admin key; an admin gives out member keys only', async () => {
     const member = gw.createKey({ role: 'member' })
     const forbidden = await call(member, 'GET', '')
     expect(forbidden.status).toBe(403)
     expect(((await forbidden.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'insufficient_role', type: 'permission_error' })
     const admin = gw.createKey({ role: 'admin' })
     expect((await call(admin, 'POST', '', { name: 'x', role: 'owner' })).status).toBe(403)
-    expect((await call(admin, 'POST', '', { name: 'x', role: 'admin' })).status).toBe(201)
+    expect((await call(admin, 'POST', '', { name: 'x', role: 'member' })).status).toBe(201)
+  })
+
+  it('lets an admin manage member keys and itself, never a peer admin or an owner', async () => {
+    const org = 'ranks'
+    const admin = gw.server.keys.create({ name: 'admin', org, role: 'admin' })
+    const peer = gw.server.keys.create({ name: 'peer', org, role: 'admin' })
+    const owner = gw.server.keys.create({ name: 'owner', org, role: 'owner' })
+    const member = gw.server.keys.create({ name: 'member', org, role: 'member' })
+    const refusal = async (response: Response) => ({ status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code })
+
+    expect(await refusal(await call(admin.key, 'POST', '', { name: 'x', role: 'admin' }))).toEqual({ status: 403, code: 'insufficient_role' })
+    expect(await refusal(await call(admin.key, 'POST', `/${owner.record.id}/revoke`))).toEqual({ status: 403, code: 'insufficient_role' })
+    expect(await refusal(await call(admin.key, 'POST', `/${peer.record.id}/revoke`))).toEqual({ status: 403, code: 'insufficient_role' })
+    const stolen = await call(admin.key, 'POST', `/${peer.record.id}/rotate`)
+    expect(stolen.status).toBe(403)
+    expect(JSON.stringify(await stolen.json())).not.toContain('mk_live_')
+    expect(await refusal(await call(admin.key, 'POST', `/${owner.record.id}/rotate`))).toEqual({ status: 403, code: 'insufficient_role' })
+    // Nothing changed: the peer and the owner still work.
+    expect((await call(peer.key, 'GET', '')).status).toBe(200)
+    expect((await call(owner.key, 'GET', '')).status).toBe(200)
+
+    expect((await call(admin.key, 'POST', `/${member.record.id}/rotate`)).status).toBe(200)
+    const self = (await (await call(admin.key, 'POST', `/${admin.record.id}/rotate`)).json()) as CreatedApiKey
+    expect(self.role).toBe('admin')
+    expect((await call(self.key, 'POST', `/${self.id}/revoke`)).status).toBe(200)
+    // An owner manages admins.
+    expect((await call(owner.key, 'POST', `/${peer.record.id}/revoke`)).status).toBe(200)
+  })
+
+  it("never revokes an organization's last active owner key; rotating it keeps an owner", async () => {
+    const org = 'solo'
+    const first = gw.server.keys.create({ name: 'first owner', org, role: 'owner' })
+    const last = await call(first.key, 'POST', `/${first.record.id}/revoke`)
+    expect(last.status).toBe(409)
+    expect(((await last.json()) as { error: { code: string; type: string; message: string } }).error).toMatchObject({
+      code: 'last_owner',
+      type: 'conflict_error',
+      message: expect.stringContaining('last active owner key of solo') as unknown as string,
+    })
+    expect((await call(first.key, 'GET', '')).status).toBe(200)
+
+    const rotated = (await (await call(first.key, 'POST', `/${first.record.id}/rotate`)).json()) as CreatedApiKey
+    expect(rotated).toMatchObject({ role: 'owner', status: 'active' })
+    const second = (await (await call(rotated.key, 'POST', '', { name: 'second owner', role: 'owner' })).json()) as CreatedApiKey
+    expect((await call(second.key, 'POST', `/${rotated.id}/revoke`)).status).toBe(200)
+    expect((await call(second.key, 'POST', `/${second.id}/revoke`)).status).toBe(409)
   })
 
   it("keeps organizations apart: another org's key looks unknown", async () => {
@@ -64,6 +112,27 @@ describe('/v1/keys', () => {
     expect((await call(otherOwner, 'POST', '/key_doesnotexist/revoke')).status).toBe(404)
     const made = (await (await call(otherOwner, 'POST', '', { name: 'theirs' })).json()) as CreatedApiKey
     expect(made.org).toBe('other-org')
+  })
+
+  it('names keys.json when it is corrupt, instead of a 500 internal_error', async () => {
+    const other = await startTestGateway()
+    try {
+      writeFileSync(join(other.home, 'keys.json'), '{ "version": 1, "keys": [ oops')
+      for (const [method, body] of [['GET', undefined], ['POST', { name: 'x' }]] as const) {
+        const response = await fetch(`${other.url}/v1/keys`, {
+          method,
+          headers: { Authorization: `Bearer ${other.ownerKey}` },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        })
+        expect(response.status).toBe(503)
+        expect(response.headers.get('x-should-retry')).toBe('false')
+        const { error } = (await response.json()) as { error: { code: string; type: string; message: string } }
+        expect(error).toMatchObject({ code: 'key_file_error', type: 'server_error' })
+        expect(error.message).toContain(`The key file ${join(other.home, 'keys.json')} is not valid JSON`)
+      }
+    } finally {
+      await other.close()
+    }
   })
 
   it('validates the body', async () => {

@@ -1,4 +1,5 @@
 import { writeFileAtomic } from '../config/atomic-file'
+import { FileLockBusyError, FileLockError, withFileLock, withFileLockSync } from '../config/file-lock'
 import { parseJsonFile } from '../config/parse-json-file'
 import { WatchedFile } from '../config/watched-file'
 import { apiKeyHint, generateApiKey, hashApiKey, newKeyId } from './api-key'
@@ -36,6 +37,33 @@ export interface CreateKeyOptions {
   expiresInDays?: number | null | undefined
 }
 
+/**
+ * A change of the key file, applied under its lock to the records as they are on disk then: returns
+ * the new records and what to tell the caller, or throws (KeyStoreError) to change nothing.
+ */
+export type KeyChange<T> = (records: readonly KeyRecord[], now: Date) => { records: KeyRecord[]; result: T }
+
+/** Checks a change's target key against the file, under the lock; throws to refuse. */
+export type AuthorizeChange = (target: KeyRecord, records: readonly KeyRecord[]) => void
+
+/** The key file itself is the problem: it does not parse, or cannot be locked or written. */
+export class KeyFileError extends KeyStoreError {
+  override name = 'KeyFileError'
+}
+
+/** Another process held the key file's lock for the whole bounded wait. */
+export class KeyFileBusyError extends KeyFileError {
+  override name = 'KeyFileBusyError'
+}
+
+/** No key has that ID (in the file as it is now). */
+export class KeyNotFoundError extends KeyStoreError {
+  override name = 'KeyNotFoundError'
+  constructor(readonly id: string) {
+    super(`No key has the ID ${id}. \`mortar keys list\` shows them.`)
+  }
+}
+
 interface KeyIndex {
   records: KeyRecord[]
   byHash: Map<string, KeyRecord>
@@ -51,6 +79,7 @@ export class KeyStore {
   private readonly keys: WatchedFile<KeyIndex>
   /** Per-launch keys (the UI's): in memory only, gone when the process exits. */
   private readonly ephemeral = new Map<string, Principal>()
+  private readonly changeListeners = new Set<() => void>()
 
   constructor(
     readonly file: string,
@@ -68,67 +97,116 @@ export class KeyStore {
     return this.currentRecords().length === 0
   }
 
+  /** Create a key; the file is changed under its lock (see `change`), blocking while another process holds it. */
   create(options: CreateKeyOptions): { key: string; record: KeyRecord } {
-    const name = options.name.trim()
-    if (name === '' || name.length > 100) throw new KeyStoreError('A key needs a name of 1 to 100 characters.')
-    const org = options.org ?? DEFAULT_ORG
-    if (!ORG_PATTERN.test(org)) {
-      throw new KeyStoreError('An organization is 1 to 64 letters, digits, dots, dashes or underscores.')
-    }
-    const days = options.expiresInDays === undefined ? DEFAULT_KEY_LIFETIME_DAYS : options.expiresInDays
-    if (days !== null && (!Number.isInteger(days) || days <= 0 || days > 36_500)) {
-      throw new KeyStoreError('--expires-in takes a whole number of days from 1 to 36500, or `never`.')
-    }
-    const key = generateApiKey()
-    const created = this.now()
-    const record: KeyRecord = {
-      id: newKeyId(),
-      name,
-      org,
-      role: options.role ?? 'member',
-      hash: hashApiKey(key),
-      hint: apiKeyHint(key),
-      createdAt: created.toISOString(),
-      expiresAt: days === null ? null : new Date(created.getTime() + days * 86_400_000).toISOString(),
-      revokedAt: null,
-      rotatedFrom: null,
-    }
-    this.save([...this.currentRecords(), record])
-    return { key, record: { ...record } }
+    return this.changeSync(this.creation(options))
   }
 
   revoke(id: string): KeyRecord {
-    const records = this.currentRecords()
-    const record = records.find((r) => r.id === id)
-    if (record === undefined) throw new KeyStoreError(`No key has the ID ${id}. \`mortar keys list\` shows them.`)
-    if (record.revokedAt !== null) throw new KeyStoreError(`The key ${id} was already revoked on ${record.revokedAt}.`)
-    const revoked = { ...record, revokedAt: this.now().toISOString() }
-    this.save(records.map((r) => (r.id === id ? revoked : r)))
-    return revoked
+    return this.changeSync(this.revocation(id))
+  }
+
+  rotate(id: string): { key: string; record: KeyRecord; revoked: KeyRecord } {
+    return this.changeSync(this.rotation(id))
+  }
+
+  /**
+   * Apply a change to keys.json so that no other change, from this process or any other, can undo
+   * it: take the file's lock, re-read the file, apply, write it atomically, then release. Waits for
+   * the lock without blocking the event loop (the gateway's way); gives up with a KeyStoreError
+   * after LOCK_WAIT_MS. Resolves only once the new file is on disk.
+   */
+  async change<T>(change: KeyChange<T>): Promise<T> {
+    let result: T
+    try {
+      result = await withFileLock(this.file, () => this.applyLocked(change))
+    } catch (error) {
+      throw asKeyStoreError(error)
+    }
+    this.changed()
+    return result
+  }
+
+  /** `change`, blocking while it waits: for the CLI and start-up. */
+  changeSync<T>(change: KeyChange<T>): T {
+    let result: T
+    try {
+      result = withFileLockSync(this.file, () => this.applyLocked(change))
+    } catch (error) {
+      throw asKeyStoreError(error)
+    }
+    this.changed()
+    return result
+  }
+
+  /** Told after every change this process made to the file (streams bound to keys re-check them). */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener)
+    return () => this.changeListeners.delete(listener)
+  }
+
+  /** A new key. The options are checked when it is applied, against the file as it is then. */
+  creation(options: CreateKeyOptions): KeyChange<{ key: string; record: KeyRecord }> {
+    return (records, created) => {
+      const name = options.name.trim()
+      if (name === '' || name.length > 100) throw new KeyStoreError('A key needs a name of 1 to 100 characters.')
+      const org = options.org ?? DEFAULT_ORG
+      if (!ORG_PATTERN.test(org)) {
+        throw new KeyStoreError('An organization is 1 to 64 letters, digits, dots, dashes or underscores.')
+      }
+      const days = options.expiresInDays === undefined ? DEFAULT_KEY_LIFETIME_DAYS : options.expiresInDays
+      if (days !== null && (!Number.isInteger(days) || days <= 0 || days > 36_500)) {
+        throw new KeyStoreError('--expires-in takes a whole number of days from 1 to 36500, or `never`.')
+      }
+      const key = generateApiKey()
+      const record: KeyRecord = {
+        id: newKeyId(),
+        name,
+        org,
+        role: options.role ?? 'member',
+        hash: hashApiKey(key),
+        hint: apiKeyHint(key),
+        createdAt: created.toISOString(),
+        expiresAt: days === null ? null : new Date(created.getTime() + days * 86_400_000).toISOString(),
+        revokedAt: null,
+        rotatedFrom: null,
+      }
+      return { records: [...records, record], result: { key, record: { ...record } } }
+    }
+  }
+
+  /** Revoke a key. `authorize` sees the key and the whole file first, and throws to refuse. */
+  revocation(id: string, authorize?: AuthorizeChange): KeyChange<KeyRecord> {
+    return (records, now) => {
+      const record = findKey(records, id)
+      authorize?.(record, records)
+      if (record.revokedAt !== null) throw new KeyStoreError(`The key ${id} was already revoked on ${record.revokedAt}.`)
+      const revoked = { ...record, revokedAt: now.toISOString() }
+      return { records: records.map((r) => (r.id === id ? revoked : r)), result: revoked }
+    }
   }
 
   /** A new key with the same name, org, role and lifetime; the old one is revoked in the same write. */
-  rotate(id: string): { key: string; record: KeyRecord; revoked: KeyRecord } {
-    const records = this.currentRecords()
-    const old = records.find((r) => r.id === id)
-    if (old === undefined) throw new KeyStoreError(`No key has the ID ${id}. \`mortar keys list\` shows them.`)
-    if (old.revokedAt !== null) throw new KeyStoreError(`The key ${id} is revoked; create a new one instead.`)
-    const lifetimeMs = old.expiresAt === null ? null : Date.parse(old.expiresAt) - Date.parse(old.createdAt)
-    const key = generateApiKey()
-    const now = this.now()
-    const record: KeyRecord = {
-      ...old,
-      id: newKeyId(),
-      hash: hashApiKey(key),
-      hint: apiKeyHint(key),
-      createdAt: now.toISOString(),
-      expiresAt: lifetimeMs === null ? null : new Date(now.getTime() + lifetimeMs).toISOString(),
-      revokedAt: null,
-      rotatedFrom: old.id,
+  rotation(id: string, authorize?: AuthorizeChange): KeyChange<{ key: string; record: KeyRecord; revoked: KeyRecord }> {
+    return (records, now) => {
+      const old = findKey(records, id)
+      authorize?.(old, records)
+      if (old.revokedAt !== null) throw new KeyStoreError(`The key ${id} is revoked; create a new one instead.`)
+      const lifetimeMs = old.expiresAt === null ? null : Date.parse(old.expiresAt) - Date.parse(old.createdAt)
+      const key = generateApiKey()
+      const record: KeyRecord = {
+        ...old,
+        id: newKeyId(),
+        hash: hashApiKey(key),
+        hint: apiKeyHint(key),
+        createdAt: now.toISOString(),
+        expiresAt: lifetimeMs === null ? null : new Date(now.getTime() + lifetimeMs).toISOString(),
+        revokedAt: null,
+        rotatedFrom: old.id,
+      }
+      const revoked = { ...old, revokedAt: now.toISOString() }
+      return { records: [...records.map((r) => (r.id === id ? revoked : r)), record], result: { key, record: { ...record }, revoked } }
     }
-    const revoked = { ...old, revokedAt: now.toISOString() }
-    this.save([...records.map((r) => (r.id === id ? revoked : r)), record])
-    return { key, record: { ...record }, revoked }
   }
 
   /**
@@ -161,13 +239,38 @@ export class KeyStore {
     return this.keys.read({ strict: true }).records
   }
 
-  private save(records: KeyRecord[]): void {
+  private changed(): void {
+    for (const listener of this.changeListeners) listener()
+  }
+
+  /** Under the lock: the file as it is now (re-parsed, never trusted from a cached identity), changed, written. */
+  private applyLocked<T>(change: KeyChange<T>): T {
+    this.keys.invalidate()
+    const { records, result } = change(this.currentRecords(), this.now())
     const file: KeyFile = { version: 1, keys: records }
-    writeFileAtomic(this.file, JSON.stringify(file, null, 2) + '\n')
+    try {
+      writeFileAtomic(this.file, JSON.stringify(file, null, 2) + '\n')
+    } catch (error) {
+      throw new KeyFileError(`Cannot write the key file ${this.file}: ${(error as Error).message}`)
+    }
     // Re-read at once, so memory and disk cannot disagree (even if the file is spoiled later).
     this.keys.invalidate()
     this.keys.read({ strict: true })
+    return result
   }
+}
+
+function findKey(records: readonly KeyRecord[], id: string): KeyRecord {
+  const record = records.find((r) => r.id === id)
+  if (record === undefined) throw new KeyNotFoundError(id)
+  return record
+}
+
+/** The lock's refusals as key-store errors, so the CLI prints them plainly and the API can map them. */
+function asKeyStoreError(error: unknown): unknown {
+  if (error instanceof FileLockBusyError) return new KeyFileBusyError(error.message)
+  if (error instanceof FileLockError) return new KeyFileError(error.message)
+  return error
 }
 
 function indexKeys(records: KeyRecord[]): KeyIndex {
@@ -175,5 +278,5 @@ function indexKeys(records: KeyRecord[]): KeyIndex {
 }
 
 function parseKeyFile(path: string, text: string): KeyRecord[] {
-  return parseJsonFile(path, text, keyFileSchema, 'key file', (message) => new KeyStoreError(message)).keys
+  return parseJsonFile(path, text, keyFileSchema, 'key file', (message) => new KeyFileError(message)).keys
 }

@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto'
 
 /**
  * Write a file so that a crash at any moment leaves either the old or the new content, never a
- * torn one: write a sibling temp file, fsync it, rename it over the target. Owner-only (0600),
- * since these files hold key hashes and configuration.
+ * torn one: write a sibling temp file, fsync it, rename it over the target, fsync the directory
+ * (so the rename itself is on disk when this returns). Owner-only (0600), since these files hold
+ * key hashes and configuration.
  */
 export function writeFileAtomic(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
@@ -25,5 +26,22 @@ export function writeFileAtomic(path: string, content: string): void {
   } catch (error) {
     rmSync(temp, { force: true })
     throw error
+  }
+  syncDirectory(dirname(path))
+}
+
+function syncDirectory(dir: string): void {
+  let fd: number
+  try {
+    fd = openSync(dir, 'r')
+  } catch {
+    return // Windows cannot open a directory; its renames are durable by other means.
+  }
+  try {
+    fsyncSync(fd)
+  } catch {
+    // Some file systems refuse fsync on a directory (EINVAL); the rename is done either way.
+  } finally {
+    closeSync(fd)
   }
 }

@@ -3,7 +3,7 @@ import { createKeyRequestSchema, type ApiKeyObject, type KeyRole } from '../../s
 import { formatParamPath } from '../../shared/api/chat-request'
 import { principalOf } from '../auth/authenticate'
 import { keyStatus, type KeyRecord } from '../auth/key-records'
-import { KeyStoreError, type KeyStore, type Principal } from '../auth/key-store'
+import { KeyFileBusyError, KeyFileError, KeyNotFoundError, KeyStoreError, type KeyChange, type KeyStore, type Principal } from '../auth/key-store'
 import { GatewayError, invalidRequest } from '../errors'
 import { readJsonBody } from '../http/read-json-body'
 import { sendJson } from '../http/send-json'
@@ -13,14 +13,17 @@ const RANK: Record<KeyRole, number> = { member: 0, admin: 1, owner: 2 }
 /**
  * `/v1/keys`: an organization's API keys, for its owners and admins (the quickstart's rule: creating
  * keys needs the Admin or Owner role). Everything is scoped to the caller's organization; a key of
- * another org looks exactly like an unknown one. A key can give out at most its own role.
+ * another org looks exactly like an unknown one. Who may act on which key (`mayManage`): an owner on
+ * any key of its org, an admin on member keys and on itself — never on a peer admin or an owner.
+ * No change may leave an organization without an active owner key. Every change runs under the key
+ * file's lock, checked against the file as it is then (KeyStore.change).
  */
 export function keysRouter(keys: KeyStore): express.Router {
   const router = express.Router()
   router.use(requireRole('admin'))
   router.get('/', (req, res) => {
     const org = principalOf(req).org
-    sendJson(res, 200, { object: 'list', data: keys.list().filter((r) => r.org === org).map(toObject) })
+    sendJson(res, 200, { object: 'list', data: listKeys(keys).filter((r) => r.org === org).map(toObject) })
   })
   router.post('/', async (req, res) => {
     const principal = principalOf(req)
@@ -30,23 +33,41 @@ export function keysRouter(keys: KeyStore): express.Router {
       const param = issue ? formatParamPath(issue.path) : null
       throw invalidRequest(`Invalid \`${param ?? 'body'}\`: ${issue?.message ?? 'is invalid'}.`, param)
     }
-    if (RANK[parsed.data.role] > RANK[principal.role]) throw forbidden(`A ${principal.role} key cannot create ${parsed.data.role} keys.`)
-    const created = keys.create({
-      name: parsed.data.name,
-      role: parsed.data.role,
-      org: principal.org,
-      ...(parsed.data.expires_in_days !== undefined ? { expiresInDays: parsed.data.expires_in_days } : {}),
-    })
+    if (!mayManage(principal, parsed.data.role, false)) throw forbidden(`A ${principal.role} key cannot create ${parsed.data.role} keys.`)
+    const created = await applyChange(
+      keys,
+      keys.creation({
+        name: parsed.data.name,
+        role: parsed.data.role,
+        org: principal.org,
+        ...(parsed.data.expires_in_days !== undefined ? { expiresInDays: parsed.data.expires_in_days } : {}),
+      }),
+    )
     sendJson(res, 201, { ...toObject(created.record), key: created.key })
   })
-  router.post('/:id/revoke', (req, res) => {
-    const record = ownRecord(keys, req)
-    sendJson(res, 200, toObject(storeCall(() => keys.revoke(record.id))))
+  router.post('/:id/revoke', async (req, res) => {
+    const principal = principalOf(req)
+    const revoked = await applyChange(
+      keys,
+      keys.revocation(keyIdParam(req), (target, records) => {
+        authorize(principal, target, 'revoke')
+        if (isLastOwner(target, records)) {
+          throw new GatewayError({
+            status: 409,
+            type: 'conflict_error',
+            code: 'last_owner',
+            message: `The key ${target.id} is the last active owner key of ${target.org}; create another owner key before revoking it.`,
+            retryable: false,
+          })
+        }
+      }),
+    )
+    sendJson(res, 200, toObject(revoked))
   })
-  router.post('/:id/rotate', (req, res) => {
-    const record = ownRecord(keys, req)
-    if (RANK[record.role] > RANK[principalOf(req).role]) throw forbidden(`A ${principalOf(req).role} key cannot rotate ${record.role} keys.`)
-    const rotated = storeCall(() => keys.rotate(record.id))
+  router.post('/:id/rotate', async (req, res) => {
+    const principal = principalOf(req)
+    // A rotation keeps the role, so it never changes how many owners an organization has.
+    const rotated = await applyChange(keys, keys.rotation(keyIdParam(req), (target) => authorize(principal, target, 'rotate')))
     sendJson(res, 200, { ...toObject(rotated.record), key: rotated.key })
   })
   return router
@@ -60,23 +81,58 @@ function requireRole(minimum: KeyRole): RequestHandler {
   }
 }
 
-function ownRecord(keys: KeyStore, req: Request): KeyRecord {
-  const id = String(req.params.id ?? '')
-  const record = keys.list().find((r) => r.id === id && r.org === principalOf(req).org)
-  if (record === undefined) {
-    throw new GatewayError({ status: 404, type: 'not_found_error', code: 'key_not_found', message: `No key has the ID ${id}.`, param: 'id' })
-  }
-  return record
+/** Owners manage every key of their organization; admins manage member keys, and themselves. */
+function mayManage(principal: Principal, role: KeyRole, isSelf: boolean): boolean {
+  return principal.role === 'owner' || isSelf || RANK[role] < RANK[principal.role]
 }
 
-/** The store's refusals (already revoked…) are the caller's to fix: 400, with its message. */
-function storeCall<T>(call: () => T): T {
-  try {
-    return call()
-  } catch (error) {
-    if (error instanceof KeyStoreError) throw invalidRequest(error.message)
-    throw error
+function authorize(principal: Principal, target: KeyRecord, action: 'revoke' | 'rotate'): void {
+  if (target.org !== principal.org) throw keyNotFound(target.id)
+  if (!mayManage(principal, target.role, target.id === principal.keyId)) {
+    throw forbidden(`A ${principal.role} key cannot ${action} ${target.role === 'admin' ? 'another admin' : 'an owner'}'s key.`)
   }
+}
+
+/** Whether removing `target` would leave its organization without an active owner key in the file. */
+function isLastOwner(target: KeyRecord, records: readonly KeyRecord[]): boolean {
+  const now = new Date()
+  const isActiveOwner = (r: KeyRecord) => r.org === target.org && r.role === 'owner' && keyStatus(r, now) === 'active'
+  return isActiveOwner(target) && !records.some((r) => r.id !== target.id && isActiveOwner(r))
+}
+
+function keyIdParam(req: Request): string {
+  return String(req.params.id ?? '')
+}
+
+const keyNotFound = (id: string) =>
+  new GatewayError({ status: 404, type: 'not_found_error', code: 'key_not_found', message: `No key has the ID ${id}.`, param: 'id' })
+
+/**
+ * The store's refusals mapped to the API: the key file's own problems (corrupt, unwritable, locked
+ * too long) are the server's, named by file; anything else (already revoked…) is the caller's to fix.
+ */
+function apiError(error: unknown): unknown {
+  if (error instanceof KeyNotFoundError) return keyNotFound(error.id)
+  if (error instanceof KeyFileBusyError) {
+    return new GatewayError({ status: 503, type: 'server_error', code: 'key_file_busy', message: error.message, retryable: true })
+  }
+  if (error instanceof KeyFileError) {
+    return new GatewayError({ status: 503, type: 'server_error', code: 'key_file_error', message: error.message, retryable: false })
+  }
+  if (error instanceof KeyStoreError) return invalidRequest(error.message)
+  return error
+}
+
+function listKeys(keys: KeyStore): KeyRecord[] {
+  try {
+    return keys.list()
+  } catch (error) {
+    throw apiError(error)
+  }
+}
+
+function applyChange<T>(keys: KeyStore, change: KeyChange<T>): Promise<T> {
+  return keys.change(change).catch((error: unknown) => Promise.reject(apiError(error)))
 }
 
 const forbidden = (message: string) =>

@@ -127,7 +127,7 @@ export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
         <>
           <p className="muted">
             Give each tool its own key, so Traffic shows which one sent a request, and a leaked key can be revoked alone. Keys
-            belong to this key&apos;s organization; a key can give out at most its own role.
+            belong to this key&apos;s organization; an owner manages every key, an admin only member keys and itself.
           </p>
           <CreateKeyForm busy={state.busy || state.access.kind !== 'allowed'} onCreate={(request) => void state.create(request)} />
         </>

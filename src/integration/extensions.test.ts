@@ -62,7 +62,7 @@ describe('named tool selection (X-Mortar-Tool-Select)', () => {
     expect(full.usage.prompt_tokens - completion.usage.prompt_tokens).toBe(before - after)
   })
 
-  it('keeps tools the conversation already called', async () => {
+  it('keeps only the named function even when the conversation called others', async () => {
     const response = await gw.post(
       '/v1/chat/completions',
       {
@@ -77,7 +77,7 @@ describe('named tool selection (X-Mortar-Tool-Select)', () => {
       },
       { 'X-Mortar-Tool-Select': 'named' },
     )
-    expect(response.headers.get('x-mortar-tool-selector')).toMatch(/^mode=named; tools=20->2; /)
+    expect(response.headers.get('x-mortar-tool-selector')).toMatch(/^mode=named; tools=20->1; /)
   })
 
   it('refuses named without an object tool_choice, and any other value', async () => {

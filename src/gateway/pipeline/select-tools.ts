@@ -6,9 +6,9 @@ import type { Tokenizer } from '../tokens/tokenizer'
 /**
  * Stage: named tool selection (`X-Mortar-Tool-Select: named`). A client that sends its whole
  * catalogue although it has already chosen one function (object-form `tool_choice`) gets only that
- * function sent on — plus every tool the conversation has already called, since some model servers
- * reject a history that calls a tool missing from `tools`. The report counts the tools as the chat
- * template renders them, with the tokenizer prompt planning uses.
+ * function sent on, and nothing else: the spec keeps "only the function explicitly named", even when
+ * the history called others. The report counts the tools as the chat template renders them, with
+ * the tokenizer prompt planning uses.
  */
 export function selectTools(
   request: ChatCompletionRequest,
@@ -29,11 +29,7 @@ export function selectTools(
       'tool_choice',
     )
   }
-  const calledInHistory = new Set<string>()
-  for (const message of request.messages) {
-    for (const call of message.tool_calls ?? []) calledInHistory.add(call.function.name)
-  }
-  const kept = request.tools.filter((tool) => tool.function.name === choice.function.name || calledInHistory.has(tool.function.name))
+  const kept = request.tools.filter((tool) => tool.function.name === choice.function.name)
   const before = countTools(request.tools, tokenizer)
   const after = countTools(kept, tokenizer)
   return {

@@ -10,7 +10,8 @@ import { defaultHome } from './home'
 
 export const SERVE_USAGE = `Usage:
   mortar serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--home DIR] [--scripted-tps N] [--allow-host NAME]… [--allow-origin ORIGIN]…
-               [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-model NAME] [--optimizer shadow|on|off]
+               [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-idle-timeout SECONDS] [--upstream-model NAME]
+               [--optimizer shadow|on|off]
   --port 0 picks a free port; the URL is printed.
   --scripted-tps paces the scripted model (tokens per second, 0 = as fast as possible).
   --allow-host adds a name the gateway answers to besides localhost, 127.0.0.1 and [::1].
@@ -18,6 +19,7 @@ export const SERVE_USAGE = `Usage:
   --upstream serves ${DEFAULT_MODEL_ID} from a model server's OpenAI base URL (e.g.
     http://127.0.0.1:8000/v1); repeat it for replicas. Its API key, if any: $MORTAR_UPSTREAM_API_KEY.
   --upstream-timeout: seconds to wait for the server's response headers (default 120).
+  --upstream-idle-timeout: seconds the server may send nothing mid-reply before it fails (default 120).
   --upstream-model: the model name the server knows, if not ${DEFAULT_MODEL_ID}.
   --optimizer: the prompt optimizer's mode for deployments that don't set one (default shadow:
     measure only; on: apply lossless passes; off: no header turns it on).
@@ -44,6 +46,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       'allow-origin': { type: 'string', multiple: true, default: [] },
       upstream: { type: 'string', multiple: true, default: [] },
       'upstream-timeout': { type: 'string' },
+      'upstream-idle-timeout': { type: 'string' },
       'upstream-model': { type: 'string' },
       optimizer: { type: 'string', default: 'shadow' },
     },
@@ -56,7 +59,11 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
   if (optimizerMode !== 'shadow' && optimizerMode !== 'on' && optimizerMode !== 'off') {
     throw new UsageError(`--optimizer takes shadow, on or off; got ${JSON.stringify(optimizerMode)}.`)
   }
-  const upstream = upstreamOverride(values.upstream, values['upstream-timeout'], values['upstream-model'], process.env)
+  const upstream = upstreamOverride(
+    values.upstream,
+    { timeout: values['upstream-timeout'], idleTimeout: values['upstream-idle-timeout'], model: values['upstream-model'] },
+    process.env,
+  )
 
   const server = await startGatewayServer({
     host: values.host,
@@ -106,30 +113,37 @@ function wholeNumber(value: string, flag: string, max: number): number {
 
 function upstreamOverride(
   urls: string[],
-  timeout: string | undefined,
-  model: string | undefined,
+  flags: { timeout: string | undefined; idleTimeout: string | undefined; model: string | undefined },
   env: NodeJS.ProcessEnv,
 ): ServeOverrides['upstream'] {
   if (urls.length === 0) {
-    if (timeout !== undefined || model !== undefined) throw new UsageError('--upstream-timeout and --upstream-model go with --upstream URL.')
+    if (Object.values(flags).some((value) => value !== undefined)) {
+      throw new UsageError('--upstream-timeout, --upstream-idle-timeout and --upstream-model go with --upstream URL.')
+    }
     return undefined
   }
   for (const url of urls) {
     if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--upstream takes an http:// or https:// base URL; got ${JSON.stringify(url)}.`)
   }
-  let timeoutSeconds: number | undefined
-  if (timeout !== undefined) {
-    timeoutSeconds = Number(timeout)
-    if (!(timeoutSeconds > 0) || timeoutSeconds > 86_400) throw new UsageError(`--upstream-timeout takes seconds above 0; got ${JSON.stringify(timeout)}.`)
-  }
+  const timeoutSeconds = seconds(flags.timeout, '--upstream-timeout')
+  const idleTimeoutSeconds = seconds(flags.idleTimeout, '--upstream-idle-timeout')
   const apiKey = env.MORTAR_UPSTREAM_API_KEY
   return {
     modelId: DEFAULT_MODEL_ID,
     urls,
     ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
-    ...(model !== undefined ? { upstreamModel: model } : {}),
+    ...(idleTimeoutSeconds !== undefined ? { idleTimeoutSeconds } : {}),
+    ...(flags.model !== undefined ? { upstreamModel: flags.model } : {}),
     ...(apiKey !== undefined && apiKey !== '' ? { apiKey } : {}),
   }
+}
+
+/** A timeout flag's seconds: above 0 (fractions allowed), at most a day. */
+function seconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!(n > 0) || n > 86_400) throw new UsageError(`${flag} takes seconds above 0; got ${JSON.stringify(value)}.`)
+  return n
 }
 
 /** Test-only: MORTAR_TEST_PING_INTERVAL_MS shortens the 10 s keep-alive so tests need not wait. */

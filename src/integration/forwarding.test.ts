@@ -231,8 +231,9 @@ describe('failures mid-stream: one upstream_error event, then close without [DON
     fake.behavior.mode = 'error-event'
     await expectBrokenStream(/boom/)
   })
-  it('on a stream that ends without [DONE]', async () => {
-    fake.behavior.mode = 'end-without-done'
+  it('on a stream that closes before any finish reason', async () => {
+    fake.behavior.mode = 'replay'
+    fake.behavior.replay = { body: `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] })}\n\n`, contentType: 'text/event-stream', ending: 'close' }
     await expectBrokenStream(/before \[DONE\]/)
   })
   it('raises in the openai SDK', async () => {

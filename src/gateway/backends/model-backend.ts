@@ -9,9 +9,12 @@ import type { StopSignal } from '../generation/stop-signal'
  */
 export type GenerationEvent =
   | { kind: 'content'; text: string; tokens: number }
+  /** The model's reasoning, before or between its content (`reasoning_content` to the client). */
+  | { kind: 'reasoning'; text: string; tokens: number }
   /** One streamed piece of a tool call, passed on exactly as the model made it. */
   | { kind: 'tool_call'; delta: ToolCallDelta; tokens: number }
-  | { kind: 'finish'; reason: FinishReason }
+  /** `derived`: the model server sent none, and the gateway derived it from how its stream ended. */
+  | { kind: 'finish'; reason: FinishReason; derived?: boolean }
   /** A model server's own usage report, which replaces the gateway's count. */
   | { kind: 'usage'; usage: Usage }
 

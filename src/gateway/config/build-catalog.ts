@@ -4,7 +4,7 @@ import { UpstreamBackend } from '../backends/upstream/upstream-backend'
 import type { ModelBackend } from '../backends/model-backend'
 import { loadTokenizer } from '../tokens/tokenizer-registry'
 import type { Tokenizer } from '../tokens/tokenizer'
-import { ConfigError, type ModelConfig, type MortarConfig, type UpstreamDeploymentConfig } from './config-file'
+import { ConfigError, DEFAULT_IDLE_TIMEOUT_SECONDS, type ModelConfig, type MortarConfig, type UpstreamDeploymentConfig } from './config-file'
 import { ModelCatalog, type OptimizerMode } from './model-catalog'
 
 /** What `mortar serve` flags add on top of config.json. */
@@ -18,6 +18,8 @@ export interface ServeOverrides {
     modelId: string
     urls: readonly string[]
     timeoutSeconds?: number
+    /** `--upstream-idle-timeout`: seconds of silence between chunks before the reply fails. */
+    idleTimeoutSeconds?: number
     upstreamModel?: string
     apiKey?: string
   }
@@ -82,6 +84,7 @@ function replicaSettings(deployment: UpstreamDeploymentConfig, env: NodeJS.Proce
       apiKey,
       model: replica.model,
       timeoutMs: (replica.timeoutSeconds ?? deployment.timeoutSeconds) * 1000,
+      idleTimeoutMs: (replica.idleTimeoutSeconds ?? deployment.idleTimeoutSeconds) * 1000,
     }
   })
 }
@@ -92,6 +95,7 @@ function withUpstreamOverride(models: readonly ModelConfig[], upstream: ServeOve
     kind: 'upstream',
     name: 'upstream',
     timeoutSeconds: upstream.timeoutSeconds ?? 120,
+    idleTimeoutSeconds: upstream.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
     downSeconds: 30,
     replicas: upstream.urls.map((url) => ({
       url,

@@ -20,7 +20,12 @@ const replicaSchema = z.strictObject({
   model: z.string().min(1).optional(),
   /** Seconds to wait for the server's response headers before 504; overrides the deployment's. */
   timeoutSeconds: z.number().positive().max(86_400).optional(),
+  /** Seconds the server may send nothing mid-reply before it fails; overrides the deployment's. */
+  idleTimeoutSeconds: z.number().positive().max(86_400).optional(),
 })
+
+/** Once a model server's headers are in, how long it may be silent between chunks. */
+export const DEFAULT_IDLE_TIMEOUT_SECONDS = 120
 
 const optimizerModeSchema = z.enum(['shadow', 'on', 'off'])
 
@@ -39,6 +44,8 @@ const upstreamDeploymentSchema = z.strictObject({
   name: z.string().min(1).max(100).default('upstream'),
   replicas: z.array(replicaSchema).min(1, { error: 'needs at least one replica' }),
   timeoutSeconds: z.number().positive().max(86_400).default(120),
+  /** Seconds a server may send nothing between chunks of a reply before it fails with upstream_error. */
+  idleTimeoutSeconds: z.number().positive().max(86_400).default(DEFAULT_IDLE_TIMEOUT_SECONDS),
   /** How long a replica that refused a connection is skipped. */
   downSeconds: z.number().min(0).max(3_600).default(30),
 })

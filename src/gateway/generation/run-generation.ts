@@ -6,11 +6,13 @@ import type { LiveGeneration, StopReason } from './generation-registry'
 /** Where a reply goes as it is generated: an SSE stream, or an accumulator for the JSON object. */
 export interface ReplySink {
   content(text: string): Promise<void> | void
+  reasoning(text: string): Promise<void> | void
   toolCall(delta: ToolCallDelta): Promise<void> | void
 }
 
 export type GenerationOutcome =
-  | { kind: 'finished'; reason: FinishReason }
+  /** `derived`: the model server sent no finish reason; the gateway derived it (its stream ended at [DONE]). */
+  | { kind: 'finished'; reason: FinishReason; derived: boolean }
   | { kind: 'stopped'; reason: StopReason }
   | { kind: 'failed'; error: GatewayError }
 
@@ -59,7 +61,7 @@ export async function runGeneration(
   }
   let completionTokens = 0
   let reportedUsage: Usage | undefined
-  let finish: FinishReason | undefined
+  let finish: { reason: FinishReason; derived: boolean } | undefined
   const result = (outcome: GenerationOutcome): GenerationResult => ({ outcome, completionTokens, reportedUsage })
   const stopped = (): GenerationResult | undefined => {
     const reason = live.stopReason()
@@ -75,6 +77,10 @@ export async function runGeneration(
           completionTokens += event.tokens
           firstToken()
           return sink.content(event.text)
+        case 'reasoning':
+          completionTokens += event.tokens
+          firstToken()
+          return sink.reasoning(event.text)
         case 'tool_call':
           completionTokens += event.tokens
           firstToken()
@@ -83,7 +89,7 @@ export async function runGeneration(
           reportedUsage = event.usage
           return
         case 'finish':
-          finish = event.reason
+          finish = { reason: event.reason, derived: event.derived === true }
           return
       }
     })
@@ -94,7 +100,7 @@ export async function runGeneration(
     stopped() ??
     (finish === undefined
       ? result({ kind: 'failed', error: logged(new Error('the backend ended without a finish reason')) })
-      : result({ kind: 'finished', reason: finish }))
+      : result({ kind: 'finished', ...finish }))
   )
 }
 

@@ -32,6 +32,8 @@ export interface CompletionRecord {
   stream: boolean
   outcome: 'finished' | 'stopped' | 'client_disconnected' | 'shutdown' | 'failed'
   finishReason: FinishReason | undefined
+  /** The model server sent no finish reason: its stream ended at [DONE], and the gateway derived one. */
+  finishReasonDerived: boolean
   errorCode: string | undefined
   usage: Usage
   /** Whether `usage` is the model server's own count or the gateway's estimate. */
@@ -74,6 +76,7 @@ export function completionRecord(
     outcome:
       outcome.kind === 'finished' ? 'finished' : outcome.kind === 'failed' ? 'failed' : outcome.reason === 'stopped' ? 'stopped' : outcome.reason,
     finishReason: outcome.kind === 'finished' ? outcome.reason : undefined,
+    finishReasonDerived: outcome.kind === 'finished' && outcome.derived,
     errorCode: outcome.kind === 'failed' ? (outcome.error.code ?? undefined) : undefined,
     usage,
     usageSource: source,

@@ -26,6 +26,7 @@ export async function generateJsonReply(
 ): Promise<JsonReply | undefined> {
   const started = await startGeneration(context.model.backend, planInput(context), live)
   let text = ''
+  let reasoning = ''
   const toolCalls: AssistantToolCall[] = []
   const result = await runGeneration(
     started,
@@ -33,6 +34,9 @@ export async function generateJsonReply(
     {
       content: (piece) => {
         text += piece
+      },
+      reasoning: (piece) => {
+        reasoning += piece
       },
       toolCall: (delta) => mergeToolCall(toolCalls, delta),
     },
@@ -57,6 +61,7 @@ export async function generateJsonReply(
           message: {
             role: 'assistant',
             content: calls.length > 0 && text === '' ? null : text,
+            ...(reasoning !== '' ? { reasoning_content: reasoning } : {}),
             ...(calls.length > 0 ? { tool_calls: calls } : {}),
           },
           logprobs: null,

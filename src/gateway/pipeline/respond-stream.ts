@@ -40,6 +40,7 @@ export async function respondWithStream(
       live,
       {
         content: (text) => writer.data(chunks.content(text)),
+        reasoning: (text) => writer.data(chunks.reasoning(text)),
         toolCall: (delta) => writer.data(chunks.toolCall(delta)),
       },
       options.onFirstToken,

@@ -22,6 +22,11 @@ export class ChunkEncoder {
     return this.head + `[{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}]}`
   }
 
+  /** Reasoning goes out as `reasoning_content`, whatever the model server called it (docs/forwarding.md). */
+  reasoning(text: string): string {
+    return this.head + `[{"index":0,"delta":{"reasoning_content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}]}`
+  }
+
   toolCall(delta: ToolCallDelta): string {
     return this.head + `[{"index":0,"delta":{"tool_calls":[${JSON.stringify(delta)}]},"logprobs":null,"finish_reason":null}]}`
   }

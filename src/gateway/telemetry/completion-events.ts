@@ -16,6 +16,7 @@ export function completionEvents(
     deployment: record.deployment,
     upstream: record.upstream ?? null,
     finish_reason: record.finishReason ?? null,
+    finish_reason_derived: record.finishReasonDerived,
     error_code: record.errorCode ?? null,
     usage: record.usage,
     usage_source: record.usageSource,

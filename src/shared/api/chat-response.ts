@@ -29,7 +29,13 @@ export interface ChatCompletion {
   choices: [
     {
       index: 0
-      message: { role: 'assistant'; content: string | null; tool_calls?: AssistantToolCall[] }
+      message: {
+        role: 'assistant'
+        content: string | null
+        /** The model's reasoning, when the model server sent any (its `reasoning_content` or `reasoning`). */
+        reasoning_content?: string
+        tool_calls?: AssistantToolCall[]
+      }
       logprobs: null
       finish_reason: FinishReason
     },
@@ -47,6 +53,8 @@ export interface ToolCallDelta {
 export interface ChunkDelta {
   role?: 'assistant'
   content?: string
+  /** A piece of the model's reasoning, as a model server sent it (its `reasoning_content` or `reasoning`). */
+  reasoning_content?: string
   tool_calls?: ToolCallDelta[]
 }
 

@@ -39,6 +39,8 @@ export interface RequestEndedEvent extends RequestEventBase {
   deployment: string
   upstream: string | null
   finish_reason: FinishReason | null
+  /** The model server sent no finish reason (its stream ended at [DONE]); Mortar derived this one. */
+  finish_reason_derived: boolean
   error_code: string | null
   usage: Usage
   /** Whether `usage` is the model server's own count or Mortar's estimate. */

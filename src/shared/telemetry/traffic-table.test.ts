@@ -12,6 +12,7 @@ const ended = (id: string, type: RequestEndedEvent['type'] = 'request.finished')
   deployment: 'scripted',
   upstream: null,
   finish_reason: type === 'request.finished' ? 'stop' : null,
+  finish_reason_derived: false,
   error_code: null,
   usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   usage_source: 'estimate',

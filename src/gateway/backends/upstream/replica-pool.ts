@@ -9,6 +9,8 @@ export interface ReplicaSettings {
   /** The model name the server knows, when it differs from the catalog's. */
   model: string | undefined
   timeoutMs: number
+  /** Once its headers are in, how long the server may send nothing before the reply fails. */
+  idleTimeoutMs: number
 }
 
 export interface Replica extends ReplicaSettings {

@@ -4,7 +4,8 @@ import { GatewayError } from '../../errors'
 import type { StopSignal } from '../../generation/stop-signal'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { GenerationEvent, GenerationEventSink, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
-import { eventsOfChunk, isUsage, toolCallDelta } from './map-upstream-chunk'
+import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from './map-upstream-chunk'
+import { ToolCallPieces } from './tool-call-pieces'
 import type { Replica, ReplicaPool } from './replica-pool'
 import { rejectsStreamOptions, upstreamRequestBody } from './upstream-body'
 import { upstreamBrokeOff, upstreamFailed, upstreamTimeout, upstreamUnavailable } from './upstream-errors'
@@ -22,6 +23,13 @@ export interface UpstreamBackendOptions {
 const ERROR_BODY_LIMIT = 64 * 1024
 const JSON_BODY_LIMIT = 64 * 1024 * 1024
 const ignore = () => undefined
+/** How long a server may keep the connection open after `[DONE]` before it is hung up on. */
+const AFTER_DONE_GRACE_MS = 1000
+
+/** Whether a reply is a JSON body rather than an event stream (what some servers send when asked for a stream). */
+function isJson(res: IncomingMessage): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(res.headers['content-type'] ?? '')
+}
 
 /**
  * A deployment that forwards to OpenAI-compatible model servers (vLLM, llama.cpp, Ollama, LM
@@ -82,7 +90,8 @@ export class UpstreamBackend implements ModelBackend {
 
   private runner(res: IncomingMessage, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
     const cap = 3 * input.maxTokens + 64
-    if (input.request.stream) return (sink) => this.streamed(res, replica, cap, input.signal, sink)
+    // A server may answer a stream request with a JSON completion: it is streamed from the whole.
+    if (input.request.stream && !isJson(res)) return (sink) => this.streamed(res, replica, cap, input.signal, sink)
     // A JSON reply is read from the moment its headers are in, while the responder gets ready:
     // by the time it runs the generation, the body is usually parsed.
     const events = this.wholeEvents(res, replica, cap, input.signal)
@@ -92,20 +101,28 @@ export class UpstreamBackend implements ModelBackend {
 
   /**
    * Forward a streamed reply as its bytes arrive: decode, map and push in the socket's `data`
-   * handler, pausing the model server's socket only while the client's is full.
+   * handler, pausing the model server's socket only while the client's is full. The reply is
+   * complete at `[DONE]` (with a derived finish reason if the server sent none), or at a clean
+   * close after a finish reason; anything else — a reset, a close before any finish, silence
+   * longer than the replica's idle timeout — is a failure mid-reply.
    */
   private streamed(res: IncomingMessage, replica: Replica, cap: number, signal: StopSignal, sink: GenerationEventSink): Promise<void> {
     const decoder = new SseDecoder()
-    const { tokenizer } = this.options
+    const mapper = new UpstreamChunkMapper(this.options.tokenizer)
     let generated = 0
-    let sawDone = false
     let settled = false
     let awaiting = 0
     let unsubscribe: () => void = ignore
     return new Promise<void>((resolve, reject) => {
-      const settle = (error?: GatewayError) => {
+      const idle = setTimeout(() => {
+        const seconds = replica.idleTimeoutMs / 1000
+        settle(upstreamBrokeOff(replica.id, `it sent nothing for ${seconds} s (the idle timeout)`))
+      }, replica.idleTimeoutMs)
+      /** `atDone`: the reply ended at [DONE], and the rest of the response is read for the connection's reuse. */
+      const settle = (error?: GatewayError, atDone = false) => {
         if (settled) return
         settled = true
+        clearTimeout(idle)
         unsubscribe()
         res.off('data', onData)
         res.off('end', onEnd)
@@ -113,17 +130,27 @@ export class UpstreamBackend implements ModelBackend {
         res.off('close', onClose)
         // A socket error after this point must not become an uncaught 'error' event.
         res.on('error', ignore)
-        // Read to the end after [DONE] rather than cutting it (the connection is then reused);
-        // anything else still open is hung up on, so the server stops generating.
-        if (!res.complete) res.destroy()
         if (error === undefined) resolve()
         else reject(error)
+        if (res.complete) return
+        // Anything still open is hung up on, so the server stops generating — except after [DONE]:
+        // read on to the response's end, so its connection is reused; a server that holds it open
+        // after [DONE] is hung up on after a short grace.
+        if (!atDone) return void res.destroy()
+        const grace = setTimeout(() => res.destroy(), AFTER_DONE_GRACE_MS)
+        res.once('end', () => clearTimeout(grace))
+        res.once('close', () => clearTimeout(grace))
+        res.resume()
       }
       const resumeWhenWritten = (pending: Promise<void>) => {
         awaiting++
         res.pause()
+        // A server we are not reading is not idle: the clock runs only while we listen.
+        clearTimeout(idle)
         void pending.then(() => {
-          if (--awaiting === 0 && !settled) res.resume()
+          if (--awaiting !== 0 || settled) return
+          idle.refresh()
+          res.resume()
         })
       }
       const push = (event: GenerationEvent) => {
@@ -131,15 +158,15 @@ export class UpstreamBackend implements ModelBackend {
         if (pending !== undefined) resumeWhenWritten(pending)
       }
       const onData = (bytes: Buffer) => {
+        if (awaiting === 0) idle.refresh()
         try {
           for (const event of decoder.push(bytes)) {
             if (settled) return
             if (event.kind === 'comment') continue
             if (event.data === '[DONE]') {
-              sawDone = true
-              continue
+              if (!mapper.sawFinish) push(mapper.derivedFinish())
+              return settle(undefined, true)
             }
-            if (sawDone) continue
             let chunk: unknown
             try {
               chunk = JSON.parse(event.data)
@@ -150,9 +177,9 @@ export class UpstreamBackend implements ModelBackend {
             if (error !== undefined && error !== null) {
               return settle(upstreamBrokeOff(replica.id, errorDetail(JSON.stringify({ error }))))
             }
-            for (const generationEvent of eventsOfChunk(chunk, tokenizer)) {
+            for (const generationEvent of mapper.events(chunk)) {
               push(generationEvent)
-              if (generationEvent.kind === 'content' || generationEvent.kind === 'tool_call') {
+              if (generationEvent.kind === 'content' || generationEvent.kind === 'tool_call' || generationEvent.kind === 'reasoning') {
                 generated += generationEvent.tokens
                 if (generated >= cap) {
                   // It ignores max_tokens: end the reply here, and its connection with it.
@@ -166,7 +193,8 @@ export class UpstreamBackend implements ModelBackend {
           settle(error instanceof GatewayError ? error : upstreamBrokeOff(replica.id, `its reply could not be read (${(error as Error).message})`))
         }
       }
-      const onEnd = () => settle(sawDone ? undefined : upstreamBrokeOff(replica.id, 'it closed the stream before [DONE]'))
+      // A clean close after a finish reason is a complete reply (older llama.cpp and its forks never send [DONE]).
+      const onEnd = () => settle(mapper.sawFinish ? undefined : upstreamBrokeOff(replica.id, 'it closed the stream before [DONE]'))
       const onError = (error: NodeJS.ErrnoException) =>
         settle(signal.aborted ? undefined : upstreamBrokeOff(replica.id, `the connection broke (${error.code ?? error.message})`))
       const onClose = () => {
@@ -205,7 +233,7 @@ export class UpstreamBackend implements ModelBackend {
       unsubscribe()
     }
     if (signal.aborted) return []
-    let completion: { choices?: Array<{ message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }>; usage?: unknown }
+    let completion: { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown }
     try {
       completion = JSON.parse(text) as typeof completion
     } catch {
@@ -213,42 +241,54 @@ export class UpstreamBackend implements ModelBackend {
     }
     const choice = completion.choices?.[0]
     if (choice === undefined) throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply had no choices')
-    const content = typeof choice.message?.content === 'string' ? choice.message.content : ''
-    const usage = isUsage(completion.usage) ? completion.usage : undefined
-    const finish: GenerationEvent = { kind: 'finish', reason: typeof choice.finish_reason === 'string' ? choice.finish_reason : 'stop' }
+    const message = typeof choice.message === 'object' && choice.message !== null ? choice.message : {}
+    const content = typeof message.content === 'string' ? message.content : ''
+    const reasoning = reasoningOf(message)
+    const usage = upstreamUsage(completion.usage)
+    const calls = this.wholeToolCalls(message.tool_calls, usage === undefined)
+    const finish: GenerationEvent =
+      typeof choice.finish_reason === 'string' && choice.finish_reason !== ''
+        ? { kind: 'finish', reason: choice.finish_reason }
+        : { kind: 'finish', reason: calls.length > 0 ? 'tool_calls' : 'stop', derived: true }
+    // The server's usage, when it counted, is what the client gets: the parts need no count of their own.
+    const thinking = (tokens: number): GenerationEvent[] => (reasoning !== undefined ? [{ kind: 'reasoning', text: reasoning, tokens }] : [])
     // Tokens never outnumber UTF-8 bytes: under the cap by bytes, the reply needs no cut, and when
     // the server counted it, its count stands — no need to tokenize the reply again.
     if (usage !== undefined && Buffer.byteLength(content) <= cap) {
       return [
+        ...thinking(0),
         ...(content !== '' ? [{ kind: 'content', text: content, tokens: usage.completion_tokens } as const] : []),
-        // The server's usage is what the client gets, so the pieces need no count of their own.
-        ...this.wholeToolCalls(choice.message?.tool_calls, false),
+        ...calls,
         { kind: 'usage', usage },
         finish,
       ]
     }
+    const reasoningTokens = reasoning === undefined ? 0 : tokenizer.count(reasoning)
     const contentTokens = tokenizer.encode(content)
     if (contentTokens.length > cap) {
       // It ignored max_tokens: keep what the limit allows; the usage is then the gateway's estimate.
       const pieces = Array.from(tokenizer.decodePieces(contentTokens.slice(0, cap)), (piece) => ({ kind: 'content', text: piece.text, tokens: piece.tokens }) as const)
-      return [...pieces, { kind: 'finish', reason: 'length' }]
+      return [...thinking(reasoningTokens), ...pieces, { kind: 'finish', reason: 'length' }]
     }
     return [
+      ...thinking(reasoningTokens),
       ...(content !== '' ? [{ kind: 'content', text: content, tokens: contentTokens.length } as const] : []),
-      ...this.wholeToolCalls(choice.message?.tool_calls, true),
+      ...calls,
       ...(usage !== undefined ? [{ kind: 'usage', usage } as const] : []),
       finish,
     ]
   }
 
   /** A JSON reply's tool calls as whole pieces, each with the gateway's count when `count` is set. */
-  private *wholeToolCalls(raw: unknown, count: boolean): Generator<GenerationEvent> {
-    const calls = Array.isArray(raw) ? raw : []
-    for (const [index, call] of calls.entries()) {
-      const piece = toolCallDelta({ ...(call as object), index })
+  private wholeToolCalls(raw: unknown, count: boolean): GenerationEvent[] {
+    const pieces = new ToolCallPieces()
+    const events: GenerationEvent[] = []
+    for (const [position, call] of (Array.isArray(raw) ? raw : []).entries()) {
+      const piece = pieces.piece(call, position)
       if (piece === undefined) continue
       const tokens = !count ? 0 : this.options.tokenizer.count((piece.function?.name ?? '') + (piece.function?.arguments ?? ''))
-      yield { kind: 'tool_call', delta: piece, tokens }
+      events.push({ kind: 'tool_call', delta: piece, tokens })
     }
+    return events
   }
 }

@@ -37,6 +37,22 @@ describe('assembleFrames', () => {
     })
   })
 
+  it('keeps the reasoning apart from the reply text', () => {
+    const reply = assembleFrames(
+      record([delta({ role: 'assistant' }), delta({ reasoning_content: 'Two plus' }), delta({ reasoning_content: ' two.' }), delta({ content: '4' }), finish('stop'), data('[DONE]')]),
+    )
+    expect(reply).toMatchObject({ content: '4', reasoning: 'Two plus two.', deltas: 3, firstDeltaAt: 20 })
+    const completion = assembleCompletion({
+      id: 'chatcmpl-abc',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: '4', reasoning_content: 'Two plus two.' }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    })
+    expect(completion).toMatchObject({ content: '4', reasoning: 'Two plus two.' })
+  })
+
   it('puts tool calls together from their pieces by index', () => {
     const reply = assembleFrames(
       record([

@@ -18,13 +18,15 @@ export interface AssembledReply {
   model: string | null
   role: string | null
   content: string
+  /** The model's reasoning (`reasoning_content`), shown apart from the reply's text. */
+  reasoning: string
   toolCalls: AssembledToolCall[]
   finishReason: string | null
   usage: Usage | null
   error: ErrorEnvelope['error'] | null
   sawDone: boolean
   chunks: number
-  /** Chunks that carried reply text or a tool-call piece. */
+  /** Chunks that carried reply text, reasoning or a tool-call piece. */
   deltas: number
   /** `at` of the first and last such chunk (ms since the request was sent). */
   firstDeltaAt: number | null
@@ -40,6 +42,7 @@ export function emptyReply(): AssembledReply {
     model: null,
     role: null,
     content: '',
+    reasoning: '',
     toolCalls: [],
     finishReason: null,
     usage: null,
@@ -65,6 +68,7 @@ export class ReplyAssembler {
   private readonly reply = emptyReply()
   // Appending builds ropes in JS engines, so view() stays cheap on long replies.
   private content = ''
+  private reasoning = ''
   private readonly calls = new Map<number, AssembledToolCall>()
 
   add(frame: StreamFrame): void {
@@ -100,6 +104,10 @@ export class ReplyAssembler {
         this.content += delta.content
         carried = true
       }
+      if (typeof delta?.reasoning_content === 'string' && delta.reasoning_content !== '') {
+        this.reasoning += delta.reasoning_content
+        carried = true
+      }
       for (const piece of delta?.tool_calls ?? []) {
         this.addToolPiece(piece, frame.seq)
         carried = true
@@ -118,7 +126,7 @@ export class ReplyAssembler {
 
   view(): AssembledReply {
     const toolCalls = [...this.calls.values()].sort((a, b) => a.index - b.index).map((call) => ({ ...call }))
-    return { ...this.reply, content: this.content, toolCalls, anomalies: [...this.reply.anomalies] }
+    return { ...this.reply, content: this.content, reasoning: this.reasoning, toolCalls, anomalies: [...this.reply.anomalies] }
   }
 
   private addToolPiece(piece: unknown, seq: number): void {
@@ -162,6 +170,7 @@ export function assembleCompletion(completion: ChatCompletion): AssembledReply {
     model: completion.model,
     role: message.role,
     content: message.content ?? '',
+    reasoning: message.reasoning_content ?? '',
     toolCalls: (message.tool_calls ?? []).map((call, index) => ({
       index,
       id: call.id,

@@ -9,11 +9,17 @@ function prettyArguments(args: string): string {
   }
 }
 
-/** What the frames add up to: the text, the tool calls, how it finished and what it cost. */
+/** What the frames add up to: the reasoning, the text, the tool calls, how it finished and what it cost. */
 export function ParsedView({ reply, streamed }: { reply: AssembledReply; streamed: boolean }) {
   return (
     <div className="parsed" data-testid="parsed-view">
       <h3>Assembled reply</h3>
+      {reply.reasoning !== '' ? (
+        <details className="parsed__reasoning" data-testid="parsed-reasoning" open>
+          <summary>Reasoning</summary>
+          <pre className="parsed__content">{reply.reasoning}</pre>
+        </details>
+      ) : null}
       <pre className="parsed__content" data-testid="parsed-content">
         {reply.content}
       </pre>

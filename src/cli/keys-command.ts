@@ -65,7 +65,7 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
     }
     case 'revoke': {
       const revoked = store.revoke(onlyId(positionals, 'revoke'))
-      io.out(values.json ? JSON.stringify(revoked) : `Revoked ${revoked.id} (${revoked.name}). It stops working at once.`)
+      io.out(values.json ? JSON.stringify(revoked) : `Revoked ${revoked.id} (${revoked.name}). Requests with it are refused from now on; a running gateway ends its telemetry streams within a second or two.`)
       return 0
     }
     case 'rotate': {

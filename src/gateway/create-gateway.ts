@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import express from 'express'
 import { authenticator, principalOf, rememberPrincipal } from './auth/authenticate'
+import { KeyBoundStreams } from './auth/key-bound-streams'
 import type { KeyStore } from './auth/key-store'
 import type { ModelCatalog } from './config/model-catalog'
 import { GatewayError } from './errors'
@@ -69,6 +70,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   const generations = new GenerationRegistry()
   const dedupe = new InFlightDedupe()
   const telemetry = new TelemetryBus()
+  const keyBound = new KeyBoundStreams(config.keys)
   const { catalog } = config
   const currentCatalog = typeof catalog === 'function' ? catalog : () => catalog
 
@@ -110,7 +112,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.get('/models', listModels(currentCatalog))
   v1.get('/models/*id', getModel(currentCatalog))
   v1.post('/chat/completions', (req, res) => chat(req, res, principalOf(req)))
-  v1.get('/telemetry', telemetryStream(telemetry))
+  v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))
   v1.post('/generations/:id/stop', stopGeneration(generations))
   v1.all('/chat/completions', methodNotAllowed('POST'))
@@ -149,6 +151,7 @@ export function createGateway(config: GatewayConfig): Gateway {
       generations.stopAll('shutdown')
       await generations.whenIdle()
       telemetry.closeAll()
+      keyBound.close()
     },
   }
 }

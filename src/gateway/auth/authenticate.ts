@@ -11,6 +11,11 @@ const MESSAGES = {
   revoked: 'This API key has been revoked.',
 } as const
 
+/** The 401 for a key that does not (or no longer) work: at the door, or when a stream it opened ends. */
+export function keyRefused(reason: 'invalid' | 'expired' | 'revoked'): GatewayError {
+  return unauthorized(`${reason}_api_key`, MESSAGES[reason])
+}
+
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
 const principals = new WeakMap<IncomingMessage, Principal>()
@@ -27,7 +32,7 @@ export function authenticator(keys: KeyStore): (req: IncomingMessage) => Princip
       throw unauthorized('missing_api_key', 'Missing API key. Send it as `Authorization: Bearer mk_live_…`.')
     }
     const result = keys.authenticate(match[1])
-    if (!result.ok) throw unauthorized(`${result.reason}_api_key`, MESSAGES[result.reason])
+    if (!result.ok) throw keyRefused(result.reason)
     return result.principal
   }
 }

@@ -9,6 +9,7 @@ import {
   keyFileSchema,
   keyStatus,
   ORG_PATTERN,
+  type KeyStatus,
   type KeyFile,
   type KeyRecord,
   type Role,
@@ -67,7 +68,14 @@ export class KeyNotFoundError extends KeyStoreError {
 interface KeyIndex {
   records: KeyRecord[]
   byHash: Map<string, KeyRecord>
+  byId: Map<string, KeyRecord>
 }
+
+/** Whether a key still works; `unknown`: no longer in the file at all. */
+export type KeyValidity = KeyStatus | 'unknown'
+
+const EPHEMERAL_ID_PREFIX = 'ephemeral:'
+
 
 /**
  * The API keys of one Mortar home, in `keys.json`. The file is the source of truth and may be
@@ -215,7 +223,7 @@ export class KeyStore {
    */
   createEphemeral(name: string, org: string = DEFAULT_ORG, role: Role = 'owner'): string {
     const key = generateApiKey()
-    this.ephemeral.set(hashApiKey(key), { keyId: `ephemeral:${name}`, keyName: name, org, role })
+    this.ephemeral.set(hashApiKey(key), { keyId: `${EPHEMERAL_ID_PREFIX}${name}`, keyName: name, org, role })
     return key
   }
 
@@ -228,6 +236,14 @@ export class KeyStore {
     const status = keyStatus(record, this.now())
     if (status !== 'active') return { ok: false, reason: status }
     return { ok: true, principal: { keyId: record.id, keyName: record.name, org: record.org, role: record.role } }
+  }
+
+  /** Whether the key with this ID still works, by the file as it is now (the request path's lenient read). */
+  validityOf(keyId: string): KeyValidity {
+    // Per-launch keys live as long as the process.
+    if (keyId.startsWith(EPHEMERAL_ID_PREFIX)) return 'active'
+    const record = this.keys.read({ strict: false }).byId.get(keyId)
+    return record === undefined ? 'unknown' : keyStatus(record, this.now())
   }
 
   /** Stop watching keys.json (the gateway is closing). */
@@ -274,7 +290,11 @@ function asKeyStoreError(error: unknown): unknown {
 }
 
 function indexKeys(records: KeyRecord[]): KeyIndex {
-  return { records, byHash: new Map(records.map((record) => [record.hash, record])) }
+  return {
+    records,
+    byHash: new Map(records.map((record) => [record.hash, record])),
+    byId: new Map(records.map((record) => [record.id, record])),
+  }
 }
 
 function parseKeyFile(path: string, text: string): KeyRecord[] {

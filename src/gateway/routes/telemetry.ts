@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express'
-import { principalOf } from '../auth/authenticate'
+import { keyRefused, principalOf } from '../auth/authenticate'
+import type { KeyBoundStreams } from '../auth/key-bound-streams'
 import { SseWriter } from '../sse/sse-writer'
 import type { TelemetryBus } from '../telemetry/telemetry-bus'
 
@@ -7,16 +8,23 @@ const KEEPALIVE_MS = 15_000
 
 /**
  * GET /v1/telemetry[?session=…&model=…]: the caller's organization's serving events, live, as
- * server-sent events (docs/telemetry.md). Only events from now on: nothing is stored.
+ * server-sent events (docs/telemetry.md). Only events from now on: nothing is stored. The stream
+ * lasts as long as its key works: when the key is revoked, rotated away or expires, one error event
+ * says so (the same 401 error a new request would get) and the stream ends.
  */
-export function telemetryStream(bus: TelemetryBus): RequestHandler {
+export function telemetryStream(bus: TelemetryBus, keyBound: KeyBoundStreams): RequestHandler {
   return (req, res) => {
     const { session, model } = req.query
+    const principal = principalOf(req)
     const writer = new SseWriter(res)
     writer.open()
     void writer.comment('connected')
+    const unbind = keyBound.add(principal.keyId, (validity) => {
+      void writer.data(JSON.stringify(keyRefused(validity === 'unknown' ? 'invalid' : validity).toEnvelope()))
+      writer.abandon()
+    })
     const unsubscribe = bus.subscribe(
-      principalOf(req).org,
+      principal.org,
       { session: typeof session === 'string' ? session : undefined, model: typeof model === 'string' ? model : undefined },
       res,
     )
@@ -24,6 +32,7 @@ export function telemetryStream(bus: TelemetryBus): RequestHandler {
     res.on('close', () => {
       clearInterval(keepalive)
       unsubscribe()
+      unbind()
     })
   }
 }

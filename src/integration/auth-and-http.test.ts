@@ -1,8 +1,10 @@
 import { readFileSync, statSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KeyStore } from '../gateway/auth/key-store'
+import { MAX_CLIENT_REQUEST_ID_LENGTH } from '../gateway/http/request-identity'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
 
 let gw: TestGateway
@@ -107,10 +109,47 @@ describe('HTTP edges', () => {
     expect(generated.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/)
     const error = await chat(undefined, { 'X-Request-Id': 'trace-7' })
     expect(error.headers.get('x-request-id')).toBe('trace-7')
-    const tooLong = await chat(gw.ownerKey, { 'X-Request-Id': 'x'.repeat(300) })
+    const tooLong = await chat(gw.ownerKey, { 'X-Request-Id': 'x'.repeat(MAX_CLIENT_REQUEST_ID_LENGTH + 1) })
     expect(tooLong.headers.get('x-request-id')).toMatch(/^req_/)
   })
+
+  it('echoes any printable X-Request-Id unchanged: spaces, punctuation, up to 1,024 characters', async () => {
+    for (const sent of ['trace 7 / step "a"; b=c', 'x'.repeat(300), 'y'.repeat(MAX_CLIENT_REQUEST_ID_LENGTH)]) {
+      expect((await chat(gw.ownerKey, { 'X-Request-Id': sent })).headers.get('x-request-id')).toBe(sent)
+    }
+  })
+
+  it('replaces an X-Request-Id holding a tab or bytes that could not come back as sent', async () => {
+    // Raw bytes on a socket: fetch refuses to send these. (CR, LF, NUL and DEL never get past Node's parser.)
+    for (const sent of [Buffer.from('trace\t7', 'latin1'), Buffer.from('trace-äß', 'utf8')]) {
+      expect((await rawRequestIdEcho(sent)).toString('latin1')).toMatch(/^req_[0-9a-f]{24}$/)
+    }
+  })
 })
+
+/** GET /health with these exact bytes as X-Request-Id; resolves with the bytes of the one echoed. */
+function rawRequestIdEcho(value: Buffer): Promise<Buffer> {
+  const { port } = new URL(gw.url)
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1')
+    const received: Buffer[] = []
+    socket.on('data', (bytes) => received.push(bytes))
+    socket.on('error', reject)
+    socket.on('end', () => {
+      const head = Buffer.concat(received).toString('latin1').split('\r\n\r\n')[0] ?? ''
+      const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith('x-request-id:'))
+      if (line === undefined) return reject(new Error(`no X-Request-Id in:\n${head}`))
+      resolve(Buffer.from(line.slice('x-request-id:'.length).trim(), 'latin1'))
+    })
+    socket.write(
+      Buffer.concat([
+        Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\nX-Request-Id: `, 'latin1'),
+        value,
+        Buffer.from('\r\n\r\n', 'latin1'),
+      ]),
+    )
+  })
+}
 
 describe('sessions', () => {
   const sessionOf = async (headers: Record<string, string>, user?: string) => {

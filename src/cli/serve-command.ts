@@ -27,7 +27,7 @@ export const SERVE_USAGE = `Usage:
 
 export interface ServeEnvironment {
   rendererDir?: string
-  /** For embedders and tests: told of every generation that started, however it ended. */
+  /** For embedders and tests: told of every accepted generation, however it ended. */
   onCompletion?: CompletionObserver
 }
 

@@ -29,7 +29,7 @@ export interface GatewayConfig {
   catalog: ModelCatalog | (() => ModelCatalog)
   /** `: ping` interval while forwarding; 10 s (the reference's), shorter only in tests. */
   pingIntervalMs?: number
-  /** Told of every generation that started, however it ended (the telemetry stream builds on it). */
+  /** Told of every accepted generation, however it ended, a refused start included (the telemetry stream builds on it). */
   onCompletion?: CompletionObserver
   /** Per-organization settings, such as their optimizer default (from config.json). */
   organizations?: () => Readonly<Record<string, { optimize?: 'on' | 'off' | undefined }>>

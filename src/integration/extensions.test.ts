@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TelemetryEvent } from '../shared/api/telemetry'
 import { loadTokenizer } from '../gateway/tokens/tokenizer-registry'
 import { pythonJsonDumps } from '../gateway/tokens/python-json'
-import { nextRegisteredGeneration, readEvents, startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
+import { nextRegisteredGeneration, readEvents, startTestGateway, subscribeTelemetry, userMessage, type TestGateway } from './harness'
 
 const LONG_TEXT = Array.from({ length: 150 }, (_, i) => `word${i}`).join(' ')
 const qwen = loadTokenizer('qwen2.5')
@@ -13,26 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => gw.close())
 
-async function subscribe(key: string, query = '') {
-  const controller = new AbortController()
-  const response = await fetch(`${gw.url}/v1/telemetry${query}`, { headers: { Authorization: `Bearer ${key}` }, signal: controller.signal })
-  expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
-  const events = streamEvents(response)
-  expect((await events.next()).value).toBe(': connected')
-  const received: TelemetryEvent[] = []
-  const next = async (): Promise<TelemetryEvent> => {
-    for (;;) {
-      const { value, done } = await events.next()
-      if (done) throw new Error('telemetry stream ended')
-      if (value.startsWith('data: ')) {
-        const event = JSON.parse(value.slice(6)) as TelemetryEvent
-        received.push(event)
-        return event
-      }
-    }
-  }
-  return { next, close: () => controller.abort(), received }
-}
+const subscribe = (key: string, query = '') => subscribeTelemetry(gw, key, query)
 
 const tool = (name: string, description = `does ${name}`) => ({
   type: 'function',

@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
+import { expect } from 'vitest'
 import { startServe } from '../cli/serve-command'
 import type { CliIo } from '../cli/cli-io'
 import type { Role } from '../gateway/auth/key-records'
 import type { CompletionRecord } from '../gateway/pipeline/completion-context'
 import type { GatewayServer } from '../gateway/server'
+import type { TelemetryEvent } from '../shared/api/telemetry'
 
 /**
  * A real `mortar serve` (the CLI's own start-up path, in this process) on port 0 with a fresh
@@ -116,4 +118,29 @@ export function nextRegisteredGeneration(gw: TestGateway): Promise<string> {
       return live
     }
   })
+}
+
+/**
+ * Subscribe to GET /v1/telemetry with this key. `next()` resolves with each event as it arrives;
+ * `received` holds all so far; `close()` hangs up.
+ */
+export async function subscribeTelemetry(gw: TestGateway, key: string, query = '') {
+  const controller = new AbortController()
+  const response = await fetch(`${gw.url}/v1/telemetry${query}`, { headers: { Authorization: `Bearer ${key}` }, signal: controller.signal })
+  expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+  const events = streamEvents(response)
+  expect((await events.next()).value).toBe(': connected')
+  const received: TelemetryEvent[] = []
+  const next = async (): Promise<TelemetryEvent> => {
+    for (;;) {
+      const { value, done } = await events.next()
+      if (done) throw new Error('telemetry stream ended')
+      if (value.startsWith('data: ')) {
+        const event = JSON.parse(value.slice(6)) as TelemetryEvent
+        received.push(event)
+        return event
+      }
+    }
+  }
+  return { next, close: () => controller.abort(), received }
 }

@@ -29,19 +29,22 @@ export interface GenerationResult {
 /**
  * Start a backend's generation. Resolves `undefined` when it was stopped before it could start
  * (the client left, or a stop came while a model server had not answered yet); a GatewayError
- * from the backend propagates, to become an ordinary error response.
+ * from the backend propagates, to become an ordinary error response — after `onRefused` was told,
+ * since a refused start is that request's ending too (every accepted request has exactly one).
  */
 export async function startGeneration(
   backend: ModelBackend,
   input: Omit<GenerationInput, 'signal'>,
   live: LiveGeneration,
+  onRefused: (result: GenerationResult) => void,
 ): Promise<StartedGeneration | undefined> {
   try {
     return await backend.start({ ...input, signal: live.signal })
   } catch (error) {
     if (live.stopReason() !== undefined) return undefined
-    if (error instanceof GatewayError) throw error
-    throw logged(error)
+    const refusal = error instanceof GatewayError ? error : logged(error)
+    onRefused({ outcome: { kind: 'failed', error: refusal }, completionTokens: 0, reportedUsage: undefined })
+    throw refusal
   }
 }
 

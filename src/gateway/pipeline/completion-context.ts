@@ -20,7 +20,7 @@ export interface CompletionContext {
 
 /**
  * What happened to one generation, for observers (the telemetry stream builds on it). Emitted once
- * per generation that started, however it ended.
+ * per accepted generation, however it ended (a backend that refused to start included).
  */
 export interface CompletionRecord {
   id: string

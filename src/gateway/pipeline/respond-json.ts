@@ -24,7 +24,7 @@ export async function generateJsonReply(
   onEnd: GenerationEndObserver,
   onFirstToken?: () => void,
 ): Promise<JsonReply | undefined> {
-  const started = await startGeneration(context.model.backend, planInput(context), live)
+  const started = await startGeneration(context.model.backend, planInput(context), live, (refused) => onEnd(refused, undefined))
   let text = ''
   let reasoning = ''
   const toolCalls: AssistantToolCall[] = []

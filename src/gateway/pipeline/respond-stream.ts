@@ -25,7 +25,7 @@ export async function respondWithStream(
   options: StreamOptions,
 ): Promise<void> {
   // Throws before anything is written: a model server's refusal is still an HTTP status.
-  const started = await startGeneration(context.model.backend, planInput(context), live)
+  const started = await startGeneration(context.model.backend, planInput(context), live, (refused) => options.onEnd(refused, undefined))
   if (started?.upstream !== undefined) res.setHeader('X-Mortar-Upstream', started.upstream)
 
   const writer = new SseWriter(res)

@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi, saveScreenshot } from './fixtures/ui'
 
 // A tab's key from the UI link lives one launch of `mortar serve`. When the gateway restarts
-// (here on the same port with a new home, so the old key means nothing), the next call gets a
-// 401, and the tab must return to the key prompt and say what happened, not sit in a workspace
+// (here on the same port with a new home, so the old key means nothing) or the key is revoked,
+// the next call gets a 401, and the tab must return to the key prompt and say what happened, not sit in a workspace
 // where everything fails.
 
 let server: MortarServer | undefined
@@ -20,13 +22,20 @@ async function restart(previous: MortarServer): Promise<MortarServer> {
   return startMortarServer({ port })
 }
 
-const portOf = (s: MortarServer) => Number(new URL(s.url).port)
+/** The built `mortar` CLI on the server's home, as a user would run it beside `mortar serve`. */
+function mortarCli(s: MortarServer, ...args: string[]): string {
+  return execFileSync(process.execPath, [join(__dirname, '..', 'bin', 'mortar.js'), ...args, '--home', s.home], { encoding: 'utf8' })
+}
 
-test('after a restart, sending from the playground returns to the key prompt with what happened', async ({ page }, testInfo) => {
+test('after its key is revoked, sending from the playground returns to the key prompt with what happened', async ({ page }, testInfo) => {
   server = await startMortarServer()
-  await openUi(page, server)
-  server = await restart(server)
-  expect(portOf(server)).toBeGreaterThan(0)
+  const created = JSON.parse(mortarCli(server, 'keys', 'create', '--name', 'tab', '--role', 'owner', '--json')) as { id: string; key: string }
+  await page.goto(`${server.url}/`)
+  await page.getByTestId('key-input').fill(created.key)
+  await page.getByTestId('key-submit').click()
+  await expect(page.getByTestId('nav-playground')).toBeVisible()
+  // The telemetry stream stays open (it was let in before); the next request is refused.
+  mortarCli(server, 'keys', 'revoke', created.id)
 
   await page.getByTestId('send-button').click()
   await expect(page.getByTestId('key-prompt')).toBeVisible()
@@ -39,7 +48,7 @@ test('after a restart, sending from the playground returns to the key prompt wit
   await expect(message).not.toContainText('`')
   await saveScreenshot(page, testInfo, 'key-no-longer-valid')
 
-  // A fresh link from the new launch connects again.
+  // The UI link, pasted into the same tab, connects again.
   await openUi(page, server)
 })
 

@@ -12,8 +12,8 @@ import { corsPolicy } from './http/cors'
 import { hostAllowList } from './http/host-allow-list'
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
 import { assignRequestId } from './http/request-identity'
-import { sendJson } from './http/send-json'
 import { chatCompletions } from './routes/chat-completions'
+import { health, status } from './routes/health'
 import { getModel, listModels } from './routes/models'
 import { stopGeneration } from './routes/stop-generation'
 import { telemetryStream } from './routes/telemetry'
@@ -21,7 +21,6 @@ import { keysRouter } from './routes/keys'
 import { InFlightDedupe } from './pipeline/in-flight-dedupe'
 import { TelemetryBus } from './telemetry/telemetry-bus'
 import type { CompletionObserver } from './pipeline/completion-context'
-import { MORTAR_VERSION } from './version'
 
 export interface GatewayConfig {
   keys: KeyStore
@@ -102,7 +101,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     if (frontDoor(req, res) !== 'answered') next()
   })
 
-  app.get('/health', (_req, res) => sendJson(res, 200, { status: 'ok', version: MORTAR_VERSION }))
+  app.get('/health', health(currentCatalog))
 
   const v1 = express.Router()
   v1.use((req, _res, next) => {
@@ -111,6 +110,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   })
   v1.get('/models', listModels(currentCatalog))
   v1.get('/models/*id', getModel(currentCatalog))
+  v1.get('/status', status(currentCatalog))
   v1.post('/chat/completions', (req, res) => chat(req, res, principalOf(req)))
   v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))

@@ -1,4 +1,5 @@
 import type { ChatCompletionRequest } from '../../shared/api/chat-request'
+import type { ReplicaStatus } from '../../shared/api/health'
 import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-response'
 import type { StopSignal } from '../generation/stop-signal'
 
@@ -66,4 +67,9 @@ export interface ModelBackend {
    * upstream failures at this point are ordinary HTTP errors (502, 503, 504).
    */
   start(input: GenerationInput): Promise<StartedGeneration>
+  /**
+   * Its model servers' health, current to within a few seconds (it may check them). Absent for
+   * in-process backends, which are up whenever the gateway is.
+   */
+  health?(): Promise<ReplicaStatus[]>
 }

@@ -45,6 +45,11 @@ export class ModelCatalog {
     return model as DeployedModel
   }
 
+  /** Every deployed model, in catalog order. */
+  deployed(): DeployedModel[] {
+    return [...this.byId.values()].filter((model): model is DeployedModel => model.backend !== null)
+  }
+
   list(): ModelList {
     return { object: 'list', data: [...this.byId.values()].map(toModelObject) }
   }

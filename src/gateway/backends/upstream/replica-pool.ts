@@ -13,9 +13,21 @@ export interface ReplicaSettings {
   idleTimeoutMs: number
 }
 
+/** What the gateway has seen of a replica, for `/health` and `/v1/status`. Epoch ms; 0 is never. */
+export interface ReplicaRecord {
+  lastOkAt: number
+  lastError: string | null
+  lastErrorAt: number
+  /** The last time it was reached or failed to be, by a request or a health check. */
+  checkedAt: number
+}
+
 export interface Replica extends ReplicaSettings {
   /** Until when (epoch ms) it counts as down after refusing a connection. */
   downUntil: number
+  /** Whether its last contact reached it (null: none yet); what `/health` reports. */
+  reachable: boolean | null
+  record: ReplicaRecord
   /** Some servers reject `stream_options`; learned on the first refusal, then not sent again. */
   acceptsStreamOptions: boolean
 }
@@ -35,7 +47,13 @@ export class ReplicaPool {
     private readonly downMs: number,
     private readonly now: () => number = Date.now,
   ) {
-    this.replicas = settings.map((s) => ({ ...s, downUntil: 0, acceptsStreamOptions: true }))
+    this.replicas = settings.map((s) => ({
+      ...s,
+      downUntil: 0,
+      reachable: null,
+      record: { lastOkAt: 0, lastError: null, lastErrorAt: 0, checkedAt: 0 },
+      acceptsStreamOptions: true,
+    }))
   }
 
   /** The replicas to try for one request, in order. */
@@ -46,12 +64,32 @@ export class ReplicaPool {
     return [...ordered.filter((r) => r.downUntil <= now), ...ordered.filter((r) => r.downUntil > now)]
   }
 
-  markDown(replica: Replica): void {
-    replica.downUntil = this.now() + this.downMs
+  /** It could not be reached: tried last for a while, and reported down with why. */
+  markDown(replica: Replica, error: string): void {
+    const now = this.now()
+    replica.downUntil = now + this.downMs
+    replica.reachable = false
+    Object.assign(replica.record, { lastError: error, lastErrorAt: now, checkedAt: now })
   }
 
+  /** It answered. */
   markUp(replica: Replica): void {
+    const now = this.now()
     replica.downUntil = 0
+    replica.reachable = true
+    Object.assign(replica.record, { lastOkAt: now, checkedAt: now })
+  }
+
+  /** It did not answer a health check in time: reported down, but still tried in its turn. */
+  noteSilent(replica: Replica, error: string): void {
+    this.noteError(replica, error)
+    replica.reachable = false
+  }
+
+  /** It was reached but failed the request (an error status, a timeout, a broken stream). */
+  noteError(replica: Replica, error: string): void {
+    const now = this.now()
+    Object.assign(replica.record, { lastError: error, lastErrorAt: now, checkedAt: now })
   }
 
   private rotated(): Replica[] {

@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http'
+import type { ReplicaStatus } from '../../../shared/api/health'
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { GatewayError } from '../../errors'
 import type { StopSignal } from '../../generation/stop-signal'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { GenerationEvent, GenerationEventSink, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
 import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from './map-upstream-chunk'
+import { ReplicaHealth } from './replica-health'
 import { ToolCallPieces } from './tool-call-pieces'
 import type { Replica, ReplicaPool } from './replica-pool'
 import { rejectsStreamOptions, upstreamRequestBody } from './upstream-body'
@@ -39,9 +41,15 @@ function isJson(res: IncomingMessage): boolean {
  */
 export class UpstreamBackend implements ModelBackend {
   readonly deployment: string
+  private readonly replicaHealth: ReplicaHealth
 
   constructor(private readonly options: UpstreamBackendOptions) {
     this.deployment = options.deployment
+    this.replicaHealth = new ReplicaHealth(options.pool)
+  }
+
+  health(): Promise<ReplicaStatus[]> {
+    return this.replicaHealth.current()
   }
 
   async start(input: GenerationInput): Promise<StartedGeneration> {
@@ -55,11 +63,20 @@ export class UpstreamBackend implements ModelBackend {
         pool.markUp(replica)
         return { upstream: replica.id, keepAlive: true, run: this.runner(res, replica, input) }
       } catch (error) {
+        if (error instanceof GatewayError) {
+          // It answered, with an error status: reachable, but the failure is worth reporting.
+          pool.noteError(replica, error.message)
+          throw error
+        }
         if (!(error instanceof UpstreamConnectError)) throw error
         if (error.kind === 'aborted') throw error
-        if (error.kind === 'timeout') throw upstreamTimeout(replica.id, replica.timeoutMs / 1000)
+        if (error.kind === 'timeout') {
+          const timeout = upstreamTimeout(replica.id, replica.timeoutMs / 1000)
+          pool.noteError(replica, timeout.message)
+          throw timeout
+        }
         // Refused or broken before any answer: the request never ran there, so the next replica may take it.
-        pool.markDown(replica)
+        pool.markDown(replica, `unreachable (${error.message})`)
         lastDetail = error.message
       }
     }
@@ -131,7 +148,10 @@ export class UpstreamBackend implements ModelBackend {
         // A socket error after this point must not become an uncaught 'error' event.
         res.on('error', ignore)
         if (error === undefined) resolve()
-        else reject(error)
+        else {
+          this.options.pool.noteError(replica, error.message)
+          reject(error)
+        }
         if (res.complete) return
         // Anything still open is hung up on, so the server stops generating — except after [DONE]:
         // read on to the response's end, so its connection is reused; a server that holds it open

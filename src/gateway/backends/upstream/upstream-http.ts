@@ -94,6 +94,36 @@ function attempt(
   })
 }
 
+/**
+ * GET a path of a replica (a health check: `/models`) and resolve with the status once the
+ * headers are in; the body is read and dropped. Rejects with UpstreamConnectError when the
+ * replica cannot be reached (`unreachable`) or does not answer within `timeoutMs` (`timeout`).
+ */
+export function getFromReplica(replica: Replica, path: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const target = targetOf(replica, path)
+    const req = (target.secure ? httpsRequest : httpRequest)({
+      ...target.options,
+      method: 'GET',
+      headers: replica.apiKey !== undefined ? { authorization: `Bearer ${replica.apiKey}` } : {},
+    })
+    const timer = setTimeout(() => {
+      reject(new UpstreamConnectError('timeout', `no answer within ${timeoutMs} ms`))
+      req.destroy()
+    }, timeoutMs)
+    req.on('response', (res) => {
+      clearTimeout(timer)
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      reject(new UpstreamConnectError('unreachable', UNREACHABLE.has(error.code ?? '') ? (error.code ?? '') : error.message))
+    })
+    req.end()
+  })
+}
+
 interface Target {
   secure: boolean
   options: RequestOptions

@@ -1,4 +1,4 @@
-import type { GatewayHealth } from '../hooks/use-gateway-health'
+import { healthLabel, healthLevel, type GatewayHealth } from '../lib/gateway-health'
 import { Tabs } from './common/Tabs'
 
 export type View = 'playground' | 'traffic' | 'settings'
@@ -8,12 +8,6 @@ const VIEWS: ReadonlyArray<{ id: View; label: string }> = [
   { id: 'traffic', label: 'Traffic' },
   { id: 'settings', label: 'Settings' },
 ]
-
-const healthLabel: Record<GatewayHealth, string> = {
-  checking: 'Gateway: checking…',
-  ok: 'Gateway: ok',
-  unreachable: 'Gateway: unreachable',
-}
 
 interface AppHeaderProps {
   health: GatewayHealth
@@ -34,8 +28,13 @@ export function AppHeader({ health, view, onView, showNav, running }: AppHeaderP
           {running} running
         </span>
       ) : null}
-      <span className={`health health--${health}`} data-testid="gateway-status" data-health={health}>
-        {healthLabel[health]}
+      <span
+        className={`health health--${healthLevel(health)}`}
+        data-testid="gateway-status"
+        data-health={healthLevel(health)}
+        title={health.kind === 'unreachable' ? health.reason : undefined}
+      >
+        {healthLabel(health)}
       </span>
     </header>
   )

@@ -2,6 +2,7 @@
 // Authorization header, so streams are read from fetch's ReadableStream too.
 import type { ModelList, ModelObject, StopGenerationResponse } from '../../../shared/api/chat-response'
 import type { ErrorEnvelope } from '../../../shared/api/errors'
+import { statusResponseSchema, type StatusResponse } from '../../../shared/api/health'
 import type { ApiKeyObject, CreatedApiKey, CreateKeyRequest } from '../../../shared/api/keys'
 import type { Connection } from './desktop'
 
@@ -67,6 +68,13 @@ export class GatewayClient {
     const response = await this.send('/v1/models', { signal: signal ?? null, cache: 'no-store' })
     if (!response.ok) throw await errorOf(response)
     return ((await response.json()) as ModelList).data
+  }
+
+  /** GET /v1/status: each deployment's model servers, with their last errors. */
+  async status(signal?: AbortSignal): Promise<StatusResponse> {
+    const response = await this.send('/v1/status', { signal: signal ?? null, cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    return statusResponseSchema.parse(await response.json())
   }
 
   /** Stops a generation by its completion ID: any generation of the key's organization. */

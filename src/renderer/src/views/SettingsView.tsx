@@ -2,12 +2,14 @@ import { useMemo } from 'react'
 import { DEFAULT_MODEL_ID } from '../../../shared/api/chat-request'
 import type { SettingsState } from '../hooks/use-settings'
 import { useApiKeys } from '../hooks/use-api-keys'
+import { useGatewayStatus } from '../hooks/use-gateway-status'
 import { useModels } from '../hooks/use-models'
 import { desktopControls } from '../lib/desktop'
 import type { GatewayClient } from '../lib/gateway-client'
 import { ApiKeysPanel } from '../components/settings/ApiKeysPanel'
 import { AppearanceSettings } from '../components/settings/AppearanceSettings'
 import { GatewaySettingsForm } from '../components/settings/GatewaySettingsForm'
+import { GatewayStatusPanel } from '../components/settings/GatewayStatusPanel'
 import { SetupSnippets } from '../components/settings/SetupSnippets'
 
 interface SettingsViewProps {
@@ -19,6 +21,7 @@ interface SettingsViewProps {
 export function SettingsView({ client, settings, onSignOut }: SettingsViewProps) {
   const keys = useApiKeys(client)
   const models = useModels(client)
+  const status = useGatewayStatus(client)
   const controls = useMemo(() => desktopControls(), [])
   const current = settings.settings
   const model = models.kind === 'ready' ? (models.models.find((m) => m.deployment !== null) ?? models.models[0]) : undefined
@@ -44,6 +47,7 @@ export function SettingsView({ client, settings, onSignOut }: SettingsViewProps)
           testModelServer={controls.testModelServer}
         />
       ) : null}
+      <GatewayStatusPanel state={status} />
       <ApiKeysPanel state={keys} />
       {settings.scope === 'browser' ? (
         <section className="settings__section" data-testid="settings-browser-key">

@@ -1,7 +1,7 @@
 import { useCallback, useMemo, useState } from 'react'
 import { formFromRequest } from '../../../shared/playground/playground-request'
 import { AppHeader, type View } from '../components/AppHeader'
-import type { GatewayHealth } from '../hooks/use-gateway-health'
+import type { GatewayHealth } from '../lib/gateway-health'
 import { useExchangeRuns } from '../hooks/use-exchange-runs'
 import { usePlaygroundForm } from '../hooks/use-playground-form'
 import { useRunRequestIds } from '../hooks/use-run-request-ids'

@@ -191,6 +191,26 @@ describe('the idle timeout between chunks', () => {
     }
   })
 
+  it('also ends a JSON reply whose body stops coming', async () => {
+    const server = await startFakeModelServer()
+    const gateway = await startTestGateway(['--upstream', server.url, '--upstream-idle-timeout', '0.2'])
+    try {
+      server.behavior.mode = 'replay'
+      server.behavior.replay = { body: '{"id":"chatcmpl-1","object":"chat.com', contentType: 'application/json', ending: 'keep-open' }
+      const response = await gateway.post('/v1/chat/completions', { ...userMessage('hi'), stream: false })
+      expect(response.status).toBe(502)
+      const { error } = (await response.json()) as { error: { code: string; message: string } }
+      expect(error.code).toBe('upstream_error')
+      expect(error.message).toContain('sent nothing for 0.2 s')
+      const request = server.requests.at(-1)!
+      await request.ended
+      expect(request.hungUp).toBe(true)
+    } finally {
+      await gateway.close()
+      await server.close()
+    }
+  })
+
   it("is set by a deployment's idleTimeoutSeconds in config.json", async () => {
     const server = await startFakeModelServer()
     const home = mkdtempSync(join(tmpdir(), 'mortar-test-'))

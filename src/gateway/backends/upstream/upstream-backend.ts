@@ -28,6 +28,9 @@ const ignore = () => undefined
 /** How long a server may keep the connection open after `[DONE]` before it is hung up on. */
 const AFTER_DONE_GRACE_MS = 1000
 
+/** A model server that went silent mid-reply for longer than its replica's idle timeout. */
+const idleTimeout = (replica: Replica) => upstreamBrokeOff(replica.id, `it sent nothing for ${replica.idleTimeoutMs / 1000} s (the idle timeout)`)
+
 /** Whether a reply is a JSON body rather than an event stream (what some servers send when asked for a stream). */
 function isJson(res: IncomingMessage): boolean {
   return /^application\/(?:[\w.+-]+\+)?json\b/i.test(res.headers['content-type'] ?? '')
@@ -131,10 +134,7 @@ export class UpstreamBackend implements ModelBackend {
     let awaiting = 0
     let unsubscribe: () => void = ignore
     return new Promise<void>((resolve, reject) => {
-      const idle = setTimeout(() => {
-        const seconds = replica.idleTimeoutMs / 1000
-        settle(upstreamBrokeOff(replica.id, `it sent nothing for ${seconds} s (the idle timeout)`))
-      }, replica.idleTimeoutMs)
+      const idle = setTimeout(() => settle(idleTimeout(replica)), replica.idleTimeoutMs)
       /** `atDone`: the reply ended at [DONE], and the rest of the response is read for the connection's reuse. */
       const settle = (error?: GatewayError, atDone = false) => {
         if (settled) return
@@ -244,12 +244,23 @@ export class UpstreamBackend implements ModelBackend {
     let text: string
     const hangUp = () => res.destroy()
     const unsubscribe = signal.onAbort(hangUp)
+    // A body that stops coming is hung up on like a silent stream.
+    let idledOut = false
+    const idle = setTimeout(() => {
+      idledOut = true
+      res.destroy()
+    }, replica.idleTimeoutMs)
+    const onData = () => idle.refresh()
+    res.on('data', onData)
     try {
       text = await readBody(res, JSON_BODY_LIMIT)
     } catch (error) {
       if (signal.aborted) return []
+      if (idledOut) throw idleTimeout(replica)
       throw upstreamBrokeOff(replica.id, `the connection broke (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
     } finally {
+      clearTimeout(idle)
+      res.off('data', onData)
       unsubscribe()
     }
     if (signal.aborted) return []

@@ -134,7 +134,9 @@ export class UpstreamBackend implements ModelBackend {
     let awaiting = 0
     let unsubscribe: () => void = ignore
     return new Promise<void>((resolve, reject) => {
-      const idle = setTimeout(() => settle(idleTimeout(replica)), replica.idleTimeoutMs)
+      // A server we are not reading (the client's socket is full) is not idle: the clock starts
+      // again when reading resumes. (refresh() re-arms a timer that fired; a cleared one it would not.)
+      const idle = setTimeout(() => (awaiting > 0 ? idle.refresh() : settle(idleTimeout(replica))), replica.idleTimeoutMs)
       /** `atDone`: the reply ended at [DONE], and the rest of the response is read for the connection's reuse. */
       const settle = (error?: GatewayError, atDone = false) => {
         if (settled) return
@@ -165,8 +167,6 @@ export class UpstreamBackend implements ModelBackend {
       const resumeWhenWritten = (pending: Promise<void>) => {
         awaiting++
         res.pause()
-        // A server we are not reading is not idle: the clock runs only while we listen.
-        clearTimeout(idle)
         void pending.then(() => {
           if (--awaiting !== 0 || settled) return
           idle.refresh()
@@ -178,7 +178,7 @@ export class UpstreamBackend implements ModelBackend {
         if (pending !== undefined) resumeWhenWritten(pending)
       }
       const onData = (bytes: Buffer) => {
-        if (awaiting === 0) idle.refresh()
+        idle.refresh()
         try {
           for (const event of decoder.push(bytes)) {
             if (settled) return

@@ -49,6 +49,15 @@ describe('applyTelemetryEvent', () => {
     expect(state.eventCount).toBe(4)
   })
 
+  it("says when the finish reason was derived, not the model server's", () => {
+    const derived = { ...ended('a'), finish_reason: 'tool_calls', finish_reason_derived: true } as TelemetryEvent
+    const state = fold([accepted('a'), derived, accepted('b'), ended('b')])
+    expect(state.rows.map((r) => [r.finishReason, r.finishReasonDerived])).toEqual([
+      ['tool_calls', true],
+      ['stop', false],
+    ])
+  })
+
   it('marks how a request ended', () => {
     const state = fold([accepted('a'), accepted('b'), ended('a', 'request.stopped'), ended('b', 'request.client_disconnected')])
     expect(state.rows.map((r) => r.status)).toEqual(['stopped', 'client_disconnected'])

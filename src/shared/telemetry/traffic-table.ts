@@ -33,6 +33,8 @@ export interface TrafficRow {
   costUsd: number | null
   upstream: string | null
   finishReason: string | null
+  /** The model server sent no finish reason; Mortar derived it. */
+  finishReasonDerived: boolean
   errorCode: string | null
   cachedTokens: number | null
   /** Every event seen for the row, in order (a handful per request). */
@@ -79,6 +81,7 @@ function newRow(event: TelemetryEvent, key: string): TrafficRow {
     costUsd: null,
     upstream: null,
     finishReason: null,
+    finishReasonDerived: false,
     errorCode: null,
     cachedTokens: null,
     events: [],
@@ -111,6 +114,8 @@ function update(row: TrafficRow, event: TelemetryEvent): TrafficRow {
         deployment: event.deployment,
         upstream: event.upstream,
         finishReason: event.finish_reason,
+        // Lenient: a gateway from before derived finish reasons sends none.
+        finishReasonDerived: event.finish_reason_derived === true,
         errorCode: event.error_code,
         usage: event.usage,
         usageSource: event.usage_source,

@@ -39,7 +39,10 @@ export function TrafficDetail({ row, onOpenInInspector, onOpenInPlayground }: Tr
           <dt>client (key name)</dt>
           <dd data-testid="traffic-detail-client">{row.keyName ?? '—'}</dd>
           <dt>finish_reason</dt>
-          <dd>{row.finishReason ?? '—'}</dd>
+          <dd data-testid="traffic-detail-finish-reason">
+            {row.finishReason ?? '—'}
+            {row.finishReasonDerived ? <span className="muted"> (derived: the model server sent none)</span> : null}
+          </dd>
           <dt>error</dt>
           <dd>{row.errorCode ?? '—'}</dd>
           <dt>cached tokens</dt>

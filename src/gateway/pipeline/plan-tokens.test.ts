@@ -2,17 +2,23 @@ import { describe, expect, it } from 'vitest'
 import { GatewayError } from '../errors'
 import { countTemplateTokens, renderQwen2Prompt } from '../tokens/chat-template'
 import { o200kTokenizer } from '../tokens/gpt-tokenizer'
-import type { Tokenizer } from '../tokens/tokenizer'
+import type { CountTask, Tokenizer } from '../tokens/tokenizer'
 import { DEFAULT_MAX_TOKENS, planTokens } from './plan-tokens'
 import { validateChatRequest } from './validate-request'
 
-function spied(): Tokenizer & { calls: number } {
+function spied(): Tokenizer & { calls: number; sliced: CountTask[] } {
   const tokenizer = {
     ...o200kTokenizer,
     calls: 0,
+    sliced: [] as CountTask[],
     count: (text: string) => {
       tokenizer.calls++
       return o200kTokenizer.count(text)
+    },
+    startCount: (text: string) => {
+      const task = o200kTokenizer.startCount(text)
+      tokenizer.sliced.push(task)
+      return task
     },
   }
   return tokenizer
@@ -23,10 +29,10 @@ const request = (content: string, maxTokens?: number) =>
 const exactCount = (content: string) => countTemplateTokens(renderQwen2Prompt([{ role: 'user', content }], []), o200kTokenizer)
 
 describe('planTokens', () => {
-  it('skips counting while the byte bound proves the prompt fits, yet reports the exact count', () => {
+  it('skips counting while the byte bound proves the prompt fits, yet reports the exact count', async () => {
     const tokenizer = spied()
     const content = 'A question that fits easily'
-    const plan = planTokens({ tokenizer, contextWindow: 32_768 }, request(content))
+    const plan = await planTokens({ tokenizer, contextWindow: 32_768 }, request(content))
     expect(plan.maxTokens).toBe(DEFAULT_MAX_TOKENS)
     expect(tokenizer.calls).toBe(0)
     expect(plan.promptTokens).toBe(exactCount(content))
@@ -34,33 +40,58 @@ describe('planTokens', () => {
     expect(tokenizer.calls).toBeGreaterThan(0)
   })
 
-  it('counts exactly when the bound is not enough, and lowers max_tokens to what is left', () => {
+  it('counts exactly when the bound is not enough, and lowers max_tokens to what is left', async () => {
     const tokenizer = spied()
     const content = 'word '.repeat(300) // 1,500 bytes, ~300 tokens
     const window = exactCount(content) + 32 + 500
-    const plan = planTokens({ tokenizer, contextWindow: window }, request(content, 2_000))
+    const plan = await planTokens({ tokenizer, contextWindow: window }, request(content, 2_000))
     expect(tokenizer.calls).toBeGreaterThan(0)
     expect(plan.promptTokens).toBe(exactCount(content))
     expect(plan.maxTokens).toBe(500)
   })
 
-  it('keeps a small max_tokens when it fits', () => {
-    const plan = planTokens({ tokenizer: o200kTokenizer, contextWindow: 4_096 }, request('Hi', 10))
+  it('keeps a small max_tokens when it fits', async () => {
+    const plan = await planTokens({ tokenizer: o200kTokenizer, contextWindow: 4_096 }, request('Hi', 10))
     expect(plan.maxTokens).toBe(10)
     expect(plan.promptTokens).toBe(exactCount('Hi'))
   })
 
-  it('refuses a prompt that leaves fewer than 64 tokens for the reply', () => {
+  it('refuses a prompt that leaves fewer than 64 tokens for the reply', async () => {
     const content = 'word '.repeat(300)
     const window = exactCount(content) + 32 + 63
-    let error: unknown
-    try {
-      planTokens({ tokenizer: o200kTokenizer, contextWindow: window }, request(content, 10))
-    } catch (thrown) {
-      error = thrown
-    }
+    const error: unknown = await planTokens({ tokenizer: o200kTokenizer, contextWindow: window }, request(content, 10)).catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(GatewayError)
     expect(error).toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'messages' })
-    expect(planTokens({ tokenizer: o200kTokenizer, contextWindow: window + 1 }, request(content, 10)).maxTokens).toBe(10)
+    expect((await planTokens({ tokenizer: o200kTokenizer, contextWindow: window + 1 }, request(content, 10))).maxTokens).toBe(10)
+  })
+  it('refuses a prompt whose lower bound (bytes / 128) leaves no room, tokenizing nothing', async () => {
+    const tokenizer = spied()
+    const content = 'word '.repeat(200_000) // 1 MB: at least 7,813 tokens
+    const error: unknown = await planTokens({ tokenizer, contextWindow: 4_096 }, request(content)).catch((thrown: unknown) => thrown)
+    expect(error).toMatchObject({ status: 400, code: 'context_length_exceeded' })
+    expect((error as Error).message).toContain('uses at least 7')
+    expect(tokenizer.calls).toBe(0)
+    expect(tokenizer.sliced).toEqual([])
+  })
+
+  it('counts a large prompt in slices, exactly, when it may fit', async () => {
+    const tokenizer = spied()
+    const content = 'Lorem ipsum dolor sit amet, 12345. '.repeat(3_000) // 105 KB
+    const plan = await planTokens({ tokenizer, contextWindow: 200_000 }, request(content, 10))
+    expect(tokenizer.sliced.length).toBeGreaterThan(0)
+    expect(tokenizer.calls).toBe(0)
+    expect(plan.promptTokens).toBe(exactCount(content))
+    expect(plan.maxTokens).toBe(10)
+  })
+
+  it('stops counting once the prompt passes the window', async () => {
+    const tokenizer = spied()
+    // 1 token per 5 bytes: the lower bound (bytes / 128) cannot refuse it, the count can.
+    const content = 'word '.repeat(40_000)
+    const error: unknown = await planTokens({ tokenizer, contextWindow: 10_000 }, request(content)).catch((thrown: unknown) => thrown)
+    expect(error).toMatchObject({ status: 400, code: 'context_length_exceeded' })
+    const counted = tokenizer.sliced.reduce((sum, task) => sum + task.count, 0)
+    expect(counted).toBeGreaterThan(10_000 - 32 - 64)
+    expect(counted).toBeLessThan(exactCount(content) / 2)
   })
 })

@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest } from '../../shared/api/chat-request'
 import type { CatalogModel } from '../config/model-catalog'
-import { invalidRequest } from '../errors'
+import { invalidRequest, type GatewayError } from '../errors'
 import { renderQwen2Prompt } from '../tokens/chat-template'
 import { promptCounterFor } from '../tokens/prompt-counter'
 
@@ -20,22 +20,35 @@ export interface TokenPlan {
 }
 
 /**
+ * Uncounted prompt text up to this many characters is tokenized at once (a few milliseconds at
+ * worst); more is tokenized in slices that yield to the event loop (tokens/count-in-slices.ts).
+ */
+export const COUNT_AT_ONCE_CHARS = 4_096
+
+/**
  * Stage: fit the request into the context window. The prompt, the reply and 32 tokens of
  * template overhead must fit; with fewer than 64 tokens left for the reply the request fails.
  *
  * Counting is exact and cheap when the history is cached (see tokens/prompt-counter.ts). What is
- * not cached yet need not be tokenized here when an upper bound (tokens ≤ UTF-8 bytes) already
- * shows that the prompt fits and max_tokens needs no lowering: neither decision then depends on
- * the exact count, which is made when `promptTokens` is first read (for usage) instead.
+ * not cached is first bounded in one linear pass (bytes / longest token ≤ tokens ≤ bytes):
+ * - a prompt whose lower bound already leaves no room is refused without tokenizing anything;
+ * - one whose upper bound shows that it fits and max_tokens needs no lowering is not tokenized
+ *   here when it is small: neither decision depends on the exact count, which is made when
+ *   `promptTokens` is first read (for usage) instead;
+ * - otherwise it is counted exactly — in slices when large, stopping once it passes the window.
  */
-export function planTokens(
+export async function planTokens(
   model: Pick<CatalogModel, 'tokenizer' | 'contextWindow'>,
   request: ChatCompletionRequest,
-): TokenPlan {
+): Promise<TokenPlan> {
   const measure = promptCounterFor(model.tokenizer).measure(renderQwen2Prompt(request.messages, request.tools))
   const wanted = request.maxTokens ?? DEFAULT_MAX_TOKENS
   const room = model.contextWindow - TEMPLATE_OVERHEAD_TOKENS
-  if (measure.upperBound !== undefined && measure.upperBound + Math.max(wanted, MIN_REPLY_TOKENS) <= room) {
+  // The most prompt tokens that still leave MIN_REPLY_TOKENS for the reply.
+  const limit = room - MIN_REPLY_TOKENS
+  if (measure.lowerBound > limit) throw contextLengthExceeded(model.contextWindow, measure.lowerBound, 'at least ')
+  const atOnce = measure.uncountedChars <= COUNT_AT_ONCE_CHARS
+  if (atOnce && measure.upperBound !== undefined && measure.upperBound + Math.max(wanted, MIN_REPLY_TOKENS) <= room) {
     return {
       get promptTokens() {
         return measure.exact()
@@ -44,16 +57,19 @@ export function planTokens(
     }
   }
 
-  const promptTokens = measure.exact()
-  const left = room - promptTokens
-  if (left < MIN_REPLY_TOKENS) {
-    throw invalidRequest(
-      `This model's context window is ${model.contextWindow} tokens. The prompt uses ${promptTokens}, ` +
-        `which with ${TEMPLATE_OVERHEAD_TOKENS} tokens of chat-template overhead leaves ${Math.max(left, 0)} for ` +
-        `the reply; at least ${MIN_REPLY_TOKENS} are needed. Start a new conversation or send fewer messages.`,
-      'messages',
-      'context_length_exceeded',
-    )
-  }
-  return { promptTokens, maxTokens: Math.min(wanted, left) }
+  const promptTokens = atOnce ? measure.exact() : await measure.exactInSlices(limit)
+  // A count in slices stops once it passes the limit: then it is a lower bound, not the count.
+  if (promptTokens > limit) throw contextLengthExceeded(model.contextWindow, promptTokens, atOnce ? '' : 'at least ')
+  return { promptTokens, maxTokens: Math.min(wanted, room - promptTokens) }
+}
+
+function contextLengthExceeded(contextWindow: number, promptTokens: number, atLeast: '' | 'at least '): GatewayError {
+  const left = contextWindow - TEMPLATE_OVERHEAD_TOKENS - promptTokens
+  return invalidRequest(
+    `This model's context window is ${contextWindow} tokens. The prompt uses ${atLeast}${promptTokens}, ` +
+      `which with ${TEMPLATE_OVERHEAD_TOKENS} tokens of chat-template overhead leaves ${Math.max(left, 0)} for ` +
+      `the reply; at least ${MIN_REPLY_TOKENS} are needed. Start a new conversation or send fewer messages.`,
+    'messages',
+    'context_length_exceeded',
+  )
 }

@@ -53,7 +53,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
       orgDefault: deps.organizations()[principal.org]?.optimize,
     })
     const request = optimized.request
-    const plan = planTokens(model, request)
+    const plan = await planTokens(model, request)
     const context: CompletionContext = { id: newCompletionId(), created, principal, request, model, session, plan }
 
     res.setHeader('X-Mortar-Request-Id', context.id)

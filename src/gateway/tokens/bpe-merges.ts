@@ -54,7 +54,8 @@ export class MergeTable {
   }
 }
 
-const NO_MERGE = 0x7fffffff
+/** The rank of a pair that does not merge. */
+export const NO_MERGE = 0x7fffffff
 
 function hash(left: number, right: number): number {
   return (Math.imul(left, 0x9e3779b1) ^ Math.imul(right + 0x7f4a7c15, 0x85ebca77)) >>> 7
@@ -110,67 +111,132 @@ function mergeShort(table: MergeTable, ids: number[]): number[] {
 }
 
 function mergeLong(table: MergeTable, ids: number[]): number[] {
-  const n = ids.length
-  const symbol = Int32Array.from(ids)
-  const prev = new Int32Array(n)
-  const next = new Int32Array(n)
-  for (let i = 0; i < n; i++) {
-    prev[i] = i - 1
-    next[i] = i + 1 < n ? i + 1 : -1
-  }
-  const heap = new PairHeap()
-  for (let i = 0; i + 1 < n; i++) {
-    const slot = table.find(symbol[i]!, symbol[i + 1]!)
-    if (slot !== -1) heap.push(table.rank(slot), i)
-  }
-  const alive = new Uint8Array(n).fill(1)
-  while (heap.size > 0) {
-    const rank = heap.topRank()
-    const pos = heap.pop()
-    if (alive[pos] === 0) continue
-    const right = next[pos]!
-    if (right === -1) continue
-    // Stale entries (a neighbour merged since) no longer name this pair's rank.
-    const slot = table.find(symbol[pos]!, symbol[right]!)
-    if (table.rank(slot) !== rank) continue
-    symbol[pos] = table.mergedId(slot)
-    alive[right] = 0
-    const after = next[right]!
-    next[pos] = after
-    if (after !== -1) prev[after] = pos
-    const before = prev[pos]!
-    if (before !== -1) {
-      const left = table.find(symbol[before]!, symbol[pos]!)
-      if (left !== -1) heap.push(table.rank(left), before)
-    }
-    if (after !== -1) {
-      const rightSlot = table.find(symbol[pos]!, symbol[after]!)
-      if (rightSlot !== -1) heap.push(table.rank(rightSlot), pos)
-    }
-  }
-  const out: number[] = []
-  for (let i = 0; i !== -1; i = next[i]!) out.push(symbol[i]!)
-  return out
+  const merge = new HeapMerge(ids.length, idPairRule(table, Int32Array.from(ids)))
+  merge.run(Infinity)
+  return merge.partsOf((position) => merge.rule.symbol[position]!)
 }
 
-/** A binary min-heap of (rank, position), ordered by rank, then position. */
-class PairHeap {
-  private ranks: number[] = []
-  private positions: number[] = []
-
-  get size(): number {
-    return this.ranks.length
+/** The rule for words given as token ids: a pair merges by the merge table; `symbol` holds each part's id. */
+export function idPairRule(table: MergeTable, symbol: Int32Array): PairRule & { symbol: Int32Array } {
+  return {
+    symbol,
+    rank: (left, right) => table.rank(table.find(symbol[left]!, symbol[right]!)),
+    merge: (left, right) => {
+      symbol[left] = table.mergedId(table.find(symbol[left]!, symbol[right]!))
+    },
   }
+}
+
+/**
+ * How the parts of a word merge, for `HeapMerge`. Parts are named by the position of their first
+ * symbol; `after` is the position of the part that follows `right` (-1 at the word's end), which
+ * a rule that ranks the pair's bytes (tiktoken's) needs to know where `right` ends.
+ */
+export interface PairRule {
+  /** The pair's rank (lower merges first), or `NO_MERGE`. */
+  rank(left: number, right: number, after: number): number
+  /** Makes `left` the merge of `left` and `right` (`right` is then gone). */
+  merge(left: number, right: number): void
+}
+
+/**
+ * Merges a word's parts lowest rank first, leftmost first on ties, with a heap: O(n log n), so a
+ * hostile 1 MB word cannot cost O(n²). Resumable: `run(budget)` does at most `budget` steps (a
+ * heap push or pop each) and says whether the word is done, so a caller can yield to the event
+ * loop between slices of one huge word.
+ */
+export class HeapMerge<Rule extends PairRule = PairRule> {
+  private readonly prev: Int32Array
+  private readonly next: Int32Array
+  /** 1 once a part was merged into its left neighbour (typed arrays start at 0: nothing to fill). */
+  private readonly gone: Uint8Array
+  private readonly heap = new PairHeap()
+  /** How many positions are linked and their pairs pushed: that is done in slices too. */
+  private filled = 0
+  private partCount: number
+
+  constructor(
+    private readonly length: number,
+    readonly rule: Rule,
+  ) {
+    this.prev = new Int32Array(length)
+    this.next = new Int32Array(length)
+    this.gone = new Uint8Array(length)
+    this.partCount = length
+  }
+
+  /** How many parts are left: the word's token count once `run` returned true. */
+  get parts(): number {
+    return this.partCount
+  }
+
+  run(budget: number): boolean {
+    const { heap, rule, next, prev, gone } = this
+    const n = this.length
+    while (this.filled < n) {
+      if (budget-- <= 0) return false
+      const i = this.filled++
+      prev[i] = i - 1
+      next[i] = i + 1 < n ? i + 1 : -1
+      if (i + 1 < n) {
+        const rank = rule.rank(i, i + 1, i + 2 < n ? i + 2 : -1)
+        if (rank !== NO_MERGE) heap.push(rank, i)
+      }
+    }
+    while (heap.size > 0) {
+      if (budget-- <= 0) return false
+      const rank = heap.topRank()
+      const pos = heap.pop()
+      if (gone[pos] === 1) continue
+      const right = next[pos]!
+      if (right === -1) continue
+      const after = next[right]!
+      // Stale entries (a neighbour merged since) no longer name this pair's rank.
+      if (rule.rank(pos, right, after) !== rank) continue
+      rule.merge(pos, right)
+      this.partCount--
+      gone[right] = 1
+      next[pos] = after
+      if (after !== -1) prev[after] = pos
+      const before = prev[pos]!
+      if (before !== -1) {
+        const leftRank = rule.rank(before, pos, after)
+        if (leftRank !== NO_MERGE) heap.push(leftRank, before)
+      }
+      if (after !== -1) {
+        const rightRank = rule.rank(pos, after, next[after]!)
+        if (rightRank !== NO_MERGE) heap.push(rightRank, pos)
+      }
+    }
+    return true
+  }
+
+  /** Each remaining part, in order, as `of(position, end)` says (`end`: where the next part starts). */
+  partsOf<T>(of: (position: number, end: number) => T): T[] {
+    const out: T[] = []
+    if (this.length === 0) return out
+    for (let i = 0; i !== -1; i = this.next[i]!) out.push(of(i, this.next[i] === -1 ? this.length : this.next[i]!))
+    return out
+  }
+}
+
+/**
+ * A binary min-heap of (rank, position), ordered by rank, then position. Typed arrays grown by
+ * doubling: a million-entry heap grows in a few copies of plain memory, not JavaScript arrays.
+ */
+class PairHeap {
+  private ranks = new Int32Array(64)
+  private positions = new Int32Array(64)
+  size = 0
 
   topRank(): number {
     return this.ranks[0]!
   }
 
   push(rank: number, position: number): void {
+    if (this.size === this.ranks.length) this.grow()
     const { ranks, positions } = this
-    let i = ranks.length
-    ranks.push(rank)
-    positions.push(position)
+    let i = this.size++
     while (i > 0) {
       const parent = (i - 1) >> 1
       if (!less(rank, position, ranks[parent]!, positions[parent]!)) break
@@ -186,10 +252,10 @@ class PairHeap {
   pop(): number {
     const { ranks, positions } = this
     const top = positions[0]!
-    const lastRank = ranks.pop()!
-    const lastPosition = positions.pop()!
-    const n = ranks.length
+    const n = --this.size
     if (n === 0) return top
+    const lastRank = ranks[n]!
+    const lastPosition = positions[n]!
     let i = 0
     for (;;) {
       let child = 2 * i + 1
@@ -203,6 +269,15 @@ class PairHeap {
     ranks[i] = lastRank
     positions[i] = lastPosition
     return top
+  }
+
+  private grow(): void {
+    const ranks = new Int32Array(this.ranks.length * 2)
+    ranks.set(this.ranks)
+    this.ranks = ranks
+    const positions = new Int32Array(this.positions.length * 2)
+    positions.set(this.positions)
+    this.positions = positions
   }
 }
 

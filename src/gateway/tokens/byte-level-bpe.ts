@@ -1,4 +1,5 @@
-import { MergeTable, mergeWord } from './bpe-merges'
+import { HeapMerge, idPairRule, MergeTable, mergeWord } from './bpe-merges'
+import type { CountTask, TokenBounds } from './tokenizer'
 
 /** What a Hugging Face `tokenizer.json` holds for a byte-level BPE model, read by the loader. */
 export interface ByteLevelBpeModel {
@@ -44,6 +45,8 @@ export class ByteLevelBpe {
   private wordCacheChars = 0
   private readonly utf8 = new TextEncoder()
   private readonly wordPattern: RegExp
+  /** The most bytes one token holds (added tokens aside): what makes `bounds().lower` sound. */
+  readonly longestTokenBytes: number
 
   constructor(
     model: ByteLevelBpeModel,
@@ -56,8 +59,11 @@ export class ByteLevelBpe {
     const byteOfChar = byteLevelAlphabet()
     // for…in, not Object.entries: this loop runs over 150,000 entries at start-up.
     const store = this.tokenBytesStore
+    let longest = 1
     for (const text in model.vocab) {
       const id = model.vocab[text]!
+      // One character of the byte-level alphabet is one byte.
+      if (text.length > longest) longest = text.length
       const at = store.reserve(id, text.length)
       const bytes = store.bytes
       for (let i = 0; i < text.length; i++) {
@@ -67,6 +73,7 @@ export class ByteLevelBpe {
       }
       if (text.length === 1) this.byteIds[bytes[at]!] = id
     }
+    this.longestTokenBytes = longest
     for (let byte = 0; byte < 256; byte++) {
       if (store.get(this.byteIds[byte]!)?.[0] !== byte) throw new Error(`The vocab has no token for byte ${byte}.`)
     }
@@ -127,19 +134,95 @@ export class ByteLevelBpe {
   }
 
   /**
-   * A bound `count(text)` never exceeds, found without tokenizing: every token holds at least one
-   * byte of the normalized text, and an added token is one token for all its bytes.
+   * `count(text)` in slices (see `CountTask`): word by word, and a word too long to merge at once
+   * (a megabyte of spaces is one word) merge step by merge step.
    */
-  upperBound(text: string): number {
-    let total = 0
+  startCount(text: string, ids?: number[]): CountTask {
+    // Added tokens are found up front (one native pass); their places are kept as numbers.
+    const segments: (string | number)[] = []
+    let count = 0
     this.eachSegment(
       text,
-      () => total++,
+      (id) => segments.push(id),
+      (segment) => segments.push(segment),
+    )
+    // Tasks interleave across awaits, so each has its own sticky pattern (its lastIndex is state).
+    const pattern = new RegExp(this.wordPattern)
+    let next = 0
+    let current = ''
+    let start = 0
+    let pending: HeapMerge<ReturnType<typeof idPairRule>> | undefined
+    const advance = (budget: number): boolean => {
+      while (budget > 0) {
+        if (pending !== undefined) {
+          if (!pending.run(budget)) return false
+          count += pending.parts
+          if (ids !== undefined) for (const id of pending.partsOf((position) => pending!.rule.symbol[position]!)) ids.push(id)
+          pending = undefined
+          budget--
+          continue
+        }
+        if (start >= current.length) {
+          if (next === segments.length) return true
+          const segment = segments[next++]!
+          if (typeof segment === 'number') {
+            count++
+            ids?.push(segment)
+            continue
+          }
+          current = this.normalize(segment)
+          start = 0
+          pattern.lastIndex = 0
+          continue
+        }
+        if (!pattern.test(current)) throw new Error(`The pre-tokenizer pattern matches nothing at ${start}.`)
+        const word = current.slice(start, pattern.lastIndex)
+        start = pattern.lastIndex
+        budget -= word.length
+        if (word.length <= LONGEST_CACHED_WORD) {
+          const wordIds = this.wordIds(word)
+          if (typeof wordIds === 'number') {
+            count++
+            ids?.push(wordIds)
+          } else {
+            count += wordIds.length
+            if (ids !== undefined) for (const id of wordIds) ids.push(id)
+          }
+        } else {
+          const bytes = this.longWordByteIds(word)
+          pending = new HeapMerge(bytes.length, idPairRule(this.merges, bytes))
+        }
+      }
+      return false
+    }
+    return {
+      advance,
+      get count() {
+        return count
+      },
+    }
+  }
+
+  /**
+   * Bounds on `count(text)` found without tokenizing: every token holds at least one byte of the
+   * normalized text and at most `longestTokenBytes`; an added token is one token for all its bytes.
+   */
+  bounds(text: string): TokenBounds {
+    let lower = 0
+    let upper = 0
+    this.eachSegment(
+      text,
+      () => {
+        lower++
+        upper++
+      },
       (segment) => {
-        total += utf8Length(this.normalize(segment))
+        const bytes = utf8Length(this.normalize(segment))
+        upper += bytes
+        lower += Math.ceil(bytes / this.longestTokenBytes)
       },
     )
-    return total
+    return { lower, upper }
   }
 
   /** The bytes a token stands for (an added token's are its text's), or undefined if unknown. */
@@ -178,23 +261,34 @@ export class ByteLevelBpe {
       if (!pattern.test(text)) throw new Error(`The pre-tokenizer pattern matches nothing at ${start}.`)
       const word = text.slice(start, pattern.lastIndex)
       start = pattern.lastIndex
-      const cached = this.wordCache.get(word)
-      if (cached !== undefined) {
-        onWord(cached)
-        continue
-      }
-      const ids = mergeWord(this.merges, this.byteIdsOf(word))
-      const entry = ids.length === 1 ? ids[0]! : ids
-      if (word.length <= LONGEST_CACHED_WORD) {
-        if (this.wordCacheChars + word.length > WORD_CACHE_CHARS) {
-          this.wordCache.clear()
-          this.wordCacheChars = 0
-        }
-        this.wordCache.set(word, entry)
-        this.wordCacheChars += word.length
-      }
-      onWord(entry)
+      onWord(this.wordIds(word))
     }
+  }
+
+  /** A word's ids (one id as a number), from the word cache or merged (and then cached). */
+  private wordIds(word: string): number | readonly number[] {
+    const cached = this.wordCache.get(word)
+    if (cached !== undefined) return cached
+    const ids = mergeWord(this.merges, this.byteIdsOf(word))
+    const entry = ids.length === 1 ? ids[0]! : ids
+    if (word.length <= LONGEST_CACHED_WORD) {
+      if (this.wordCacheChars + word.length > WORD_CACHE_CHARS) {
+        this.wordCache.clear()
+        this.wordCacheChars = 0
+      }
+      this.wordCache.set(word, entry)
+      this.wordCacheChars += word.length
+    }
+    return entry
+  }
+
+  /** `byteIdsOf` for a long word, made with the native encoder into a typed array. */
+  private longWordByteIds(word: string): Int32Array {
+    const bytes = this.utf8.encode(word)
+    const ids = new Int32Array(bytes.length)
+    const byteIds = this.byteIds
+    for (let i = 0; i < bytes.length; i++) ids[i] = byteIds[bytes[i]!]!
+    return ids
   }
 
   /** The ids of the single-byte tokens of the word's UTF-8 bytes (lone surrogates as U+FFFD). */
@@ -260,17 +354,8 @@ function isLowSurrogate(c: number): boolean {
 
 /** UTF-8 length of a string, lone surrogates counted as U+FFFD (3 bytes), as TextEncoder does. */
 export function utf8Length(text: string): number {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 0x80) bytes += 1
-    else if (c < 0x800) bytes += 2
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
-      bytes += 4
-      i++
-    } else bytes += 3
-  }
-  return bytes
+  // Native: an 8 MB prompt in ~1 ms, where a charCodeAt loop takes ~40 ms.
+  return Buffer.byteLength(text, 'utf8')
 }
 
 /**

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { o200kTokenizer } from './gpt-tokenizer'
+import o200k from 'gpt-tokenizer/encoding/o200k_base'
+import { O200K_LONGEST_TOKEN_BYTES, o200kTokenizer } from './gpt-tokenizer'
+import { TOKEN_CORPUS } from './test-support/token-corpus'
 
 describe('o200kTokenizer.decodePieces', () => {
   const samples = ['plain ascii text', '你好世界, Grüße', '🌍🚀👩‍👩‍👧', 'mixed 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 and \t tabs\n\nlines', '']
@@ -27,9 +29,41 @@ describe('o200kTokenizer', () => {
     expect(o200kTokenizer.count(text)).toBeGreaterThan(4)
   })
 
-  it('never counts more tokens than UTF-8 bytes', () => {
-    for (const text of ['plain', '你好世界', '🌍🚀', ' '.repeat(100), '<|endoftext|>']) {
-      expect(o200kTokenizer.count(text)).toBeLessThanOrEqual(o200kTokenizer.upperBound!(text))
+  it('counts between the UTF-8 bytes and the bytes over the longest token (128)', () => {
+    expect(O200K_LONGEST_TOKEN_BYTES).toBe(128)
+    for (const text of ['plain', '你好世界', '🌍🚀', ' '.repeat(1_000), '<|endoftext|>', '='.repeat(3_000)]) {
+      const bounds = o200kTokenizer.bounds!(text)
+      expect(o200kTokenizer.count(text)).toBeLessThanOrEqual(bounds.upper)
+      expect(o200kTokenizer.count(text)).toBeGreaterThanOrEqual(bounds.lower)
     }
+  })
+
+  it("counts as gpt-tokenizer does, long pieces (merged here with a heap) included", () => {
+    const texts = [
+      ...Object.values(TOKEN_CORPUS),
+      ' '.repeat(3_000) + 'x',
+      'ab'.repeat(1_500),
+      'Ünïcödé'.repeat(200),
+      'x'.repeat(500) + ' '.repeat(700) + '\n\n  foo',
+      '1234567890'.repeat(100),
+      'https://example.com/' + 'a1b2c3'.repeat(300),
+    ]
+    for (const text of texts) {
+      expect(o200kTokenizer.count(text)).toBe(o200k.countTokens(text, { disallowedSpecial: new Set() }))
+      const ids: number[] = []
+      const task = o200kTokenizer.startCount(text, ids)
+      while (!task.advance(64));
+      expect(task.count).toBe(o200kTokenizer.count(text))
+      expect(ids).toEqual(o200kTokenizer.encode(text))
+    }
+  })
+
+  it('counts 200 KB of spaces (one piece) in slices of bounded work', () => {
+    const task = o200kTokenizer.startCount(' '.repeat(200_000))
+    let advances = 1
+    while (!task.advance(4_096)) advances++
+    // 128-space tokens; gpt-tokenizer's own quadratic merge would not finish this for hours.
+    expect(task.count).toBe(1_563)
+    expect(advances).toBeGreaterThan(100)
   })
 })

@@ -8,10 +8,10 @@ import type { Tokenizer } from './tokenizer'
 /** o200k with a log of what it was asked to count. */
 function spiedTokenizer(withBound = true): Tokenizer & { counted: string[] } {
   const counted: string[] = []
-  const { upperBound, ...rest } = o200kTokenizer
+  const { bounds, ...rest } = o200kTokenizer
   return {
     ...rest,
-    ...(withBound && upperBound !== undefined ? { upperBound } : {}),
+    ...(withBound && bounds !== undefined ? { bounds } : {}),
     counted,
     count: (text) => {
       counted.push(text)
@@ -99,6 +99,7 @@ describe('PromptCounter', () => {
     expect(tokenizer.counted).toEqual([])
     const exact = countTemplateTokens(pieces, o200kTokenizer)
     expect(measure.upperBound).toBeGreaterThanOrEqual(exact)
+    expect(measure.lowerBound).toBeLessThanOrEqual(exact)
     expect(measure.exact()).toBe(exact)
     const calls = tokenizer.counted.length
     expect(measure.exact()).toBe(exact)

@@ -1,4 +1,5 @@
 import type { TemplatePiece } from './chat-template'
+import { countInSlices } from './count-in-slices'
 import type { Tokenizer } from './tokenizer'
 
 /** What the cache may hold, in UTF-16 code units of its keys (~2 bytes each): about 8 MB. */
@@ -10,11 +11,20 @@ const SHORTEST_CACHED_RUN = 64
 export interface PromptMeasure {
   /**
    * A number the exact count never exceeds, found without tokenizing anything the cache lacks:
-   * exact for cached runs, the tokenizer's bound for the rest. Undefined when it has no bound.
+   * exact for cached runs, the tokenizer's bound for the rest. Undefined when it has no bounds.
    */
   readonly upperBound: number | undefined
+  /** A number the exact count is never below, found the same way (the cached runs when it has no bounds). */
+  readonly lowerBound: number
+  /** How many characters the cache lacks: what the exact count has to tokenize. */
+  readonly uncountedChars: number
   /** The exact count. Tokenizes what the cache lacks (and caches it) on the first call. */
   exact(): number
+  /**
+   * The exact count, tokenized in slices that yield to the event loop (`countInSlices`); stops
+   * once the count passes `limit` and then resolves with a number over `limit`, not the count.
+   */
+  exactInSlices(limit: number): Promise<number>
 }
 
 /**
@@ -62,11 +72,29 @@ export class PromptCounter {
     close()
 
     const { tokenizer } = this
+    let lowerBound = known
+    let upperBound: number | undefined = tokenizer.bounds === undefined ? undefined : known
+    let uncountedChars = 0
+    for (const text of uncounted) {
+      uncountedChars += text.length
+      if (tokenizer.bounds === undefined) continue
+      const bounds = tokenizer.bounds(text)
+      lowerBound += bounds.lower
+      upperBound! += bounds.upper
+    }
     let exact: number | undefined
     return {
-      upperBound:
-        tokenizer.upperBound === undefined ? undefined : uncounted.reduce((sum, text) => sum + tokenizer.upperBound!(text), known),
-      exact: () => (exact ??= uncounted.reduce((sum, text) => sum + this.countAndRemember(text), known)),
+      upperBound,
+      lowerBound,
+      uncountedChars,
+      exact: () => (exact ??= uncounted.reduce((sum, text) => sum + this.remember(text, tokenizer.count(text)), known)),
+      exactInSlices: async (limit) => {
+        if (exact !== undefined) return exact
+        const tasks = uncounted.map((text) => tokenizer.startCount(text))
+        const total = await countInSlices(tasks, known, limit, (index, count) => this.remember(uncounted[index]!, count))
+        if (total <= limit) exact = total
+        return total
+      },
     }
   }
 
@@ -90,8 +118,8 @@ export class PromptCounter {
     return count
   }
 
-  private countAndRemember(run: string): number {
-    const count = this.tokenizer.count(run)
+  /** Keeps a run's count (if the run is worth keeping) and returns it. */
+  private remember(run: string, count: number): number {
     if (run.length < SHORTEST_CACHED_RUN || run.length > this.longestCachedRun || this.counts.has(run)) return count
     this.counts.set(run, count)
     this.cachedChars += run.length

@@ -76,7 +76,9 @@ describe('qwen2.5 tokenizer', () => {
         fc.pre(!referenceDiffers(text))
         expect(qwen.encode(text)).toEqual(reference.encode(text))
         expect(qwen.count(text)).toBe(qwen.encode(text).length)
-        expect(qwen.count(text)).toBeLessThanOrEqual(qwen.upperBound!(text))
+        const bounds = qwen.bounds!(text)
+        expect(qwen.count(text)).toBeLessThanOrEqual(bounds.upper)
+        expect(qwen.count(text)).toBeGreaterThanOrEqual(bounds.lower)
       }),
       { numRuns: 150 },
     )
@@ -113,13 +115,32 @@ describe('qwen2.5 tokenizer', () => {
     expect(qwen.encode(text)[0]).toBe(151645)
   })
 
-  it('bounds every count by the UTF-8 length of the normalized text', () => {
-    for (const text of Object.values(TOKEN_CORPUS)) {
-      expect(qwen.count(text)).toBeLessThanOrEqual(qwen.upperBound!(text))
+  it('bounds every count by the UTF-8 length of the normalized text, and by it over the longest token', () => {
+    const hostile = [' '.repeat(10_000), '\n'.repeat(3_000), 'a'.repeat(5_000), '-'.repeat(4_000), '1'.repeat(500)]
+    for (const text of [...Object.values(TOKEN_CORPUS), ...hostile]) {
+      expect(qwen.count(text)).toBeLessThanOrEqual(qwen.bounds!(text).upper)
+      expect(qwen.count(text)).toBeGreaterThanOrEqual(qwen.bounds!(text).lower)
     }
-    // NFC can lengthen text (U+0958 → U+0915 U+093C); the bound follows it.
-    expect(qwen.upperBound!('\u0958')).toBe(6)
-    expect(qwen.count('<|im_start|>')).toBe(qwen.upperBound!('<|im_start|>'))
+    // The longest token is 128 spaces: 1,280 spaces are at least 10 tokens, and exactly that.
+    expect(qwen.bounds!(' '.repeat(1_280)).lower).toBe(10)
+    expect(qwen.count(' '.repeat(1_280))).toBe(10)
+    // NFC can lengthen text (U+0958 → U+0915 U+093C) or shorten it (e + U+0301 → é); the bounds follow it.
+    expect(qwen.bounds!('\u0958').upper).toBe(6)
+    expect(qwen.bounds!('e\u0301'.repeat(64)).upper).toBe(128)
+    expect(qwen.count('<|im_start|>')).toBe(qwen.bounds!('<|im_start|>').upper)
+  })
+
+  it('counts in slices exactly what it counts at once, long words included', () => {
+    const texts = [...Object.values(TOKEN_CORPUS), ' '.repeat(20_000) + 'x', 'ab'.repeat(9_000), '<|im_end|>' + 'é'.repeat(3_000)]
+    for (const text of texts) {
+      const ids: number[] = []
+      const task = qwen.startCount(text, ids)
+      let advances = 0
+      while (!task.advance(64)) advances++
+      expect(task.count).toBe(qwen.count(text))
+      expect(ids).toEqual(qwen.encode(text))
+      if (text.length > 10_000) expect(advances).toBeGreaterThan(100)
+    }
   })
 })
 

@@ -48,7 +48,8 @@ export function createQwen25Tokenizer(tokenizerJson: unknown = readQwenTokenizer
     encode: (text) => bpe.encode(text),
     count: (text) => bpe.count(text),
     decodePieces: (tokens) => decodeBytePieces(tokens, (token) => bpe.tokenBytes(token)),
-    upperBound: (text) => bpe.upperBound(text),
+    startCount: (text, ids) => bpe.startCount(text, ids),
+    bounds: (text) => bpe.bounds(text),
   }
 }
 

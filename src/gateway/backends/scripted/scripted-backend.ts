@@ -1,4 +1,5 @@
 import { randomHex } from '../../random-id'
+import { countInSlices } from '../../tokens/count-in-slices'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { GenerationEvent, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
 import { pushEach } from '../push-events'
@@ -36,7 +37,12 @@ export class ScriptedBackend implements ModelBackend {
 
     const script = scriptReply(request)
     if (script.kind === 'text') {
-      for (const piece of tokenizer.decodePieces(tokenizer.encode(script.text))) {
+      // The reply echoes the prompt, which may be megabytes: it is tokenized in slices that yield
+      // to the event loop, and only as far as max_tokens reaches (plus one token, to tell a
+      // reply cut at max_tokens from one that ended there).
+      const ids: number[] = []
+      await countInSlices([tokenizer.startCount(script.text, ids)], 0, maxTokens)
+      for (const piece of tokenizer.decodePieces(ids)) {
         if (!fits(piece.tokens)) return yield { kind: 'finish', reason: 'length' }
         if (!(await pacer.admit(piece.tokens))) return
         used += piece.tokens

@@ -1,0 +1,130 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestGateway, streamEvents, type TestGateway } from './harness'
+
+// One client's oversized prompt must not freeze everybody else's stream: the gateway refuses it on
+// a cheap bound, or counts it in slices that yield to the event loop. Measured as a client sees
+// it: the largest gap between two chunks of another stream, paced at 200 tokens/s (a chunk every
+// 5 ms), while the oversized prompt is read, planned and answered. This is the one timed test the
+// requirement asks for (under 50 ms); before slicing, an 8 MB prompt held the loop for seconds.
+//
+// A gap counts for the CPU time this process spent in it, when that is less than the wall-clock
+// gap: on a machine shared with other work the process may simply not be scheduled for a while,
+// which is no stall of the gateway's making, while a blocked event loop burns CPU all through.
+
+const MAX_GAP_MS = 50
+const execFileAsync = promisify(execFile)
+
+let gw: TestGateway
+beforeAll(async () => {
+  const home = mkdtempSync(join(tmpdir(), 'mortar-oversized-'))
+  // The default model (4,096 tokens) and one whose window makes counting, not the bound, decide.
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({
+      version: 1,
+      models: [
+        { id: 'Qwen/Qwen2.5-7B-Instruct', tokenizer: 'qwen2.5', contextWindow: 4_096, deployment: { kind: 'scripted' } },
+        { id: 'wide', tokenizer: 'qwen2.5', contextWindow: 10_000_000, deployment: { kind: 'scripted' } },
+      ],
+    }),
+  )
+  gw = await startTestGateway(['--scripted-tps', '200', '--optimizer', 'off'], { home })
+})
+afterAll(() => gw.close())
+
+/** CPU time this process has used, in ms (all its threads). */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
+/**
+ * Starts a paced stream, sends `body` once its first chunk is in, and returns the oversized
+ * request's response and the largest gap between the stream's chunks meanwhile.
+ */
+async function gapWhile(body: string): Promise<{ status: number; error: { code?: string; message?: string }; maxGapMs: number }> {
+  const stream = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${gw.ownerKey}` },
+    body: JSON.stringify({ stream: true, max_tokens: 2_000, messages: [{ role: 'user', content: 'steady '.repeat(1_500) }] }),
+  })
+  expect(stream.status).toBe(200)
+  const bodyFile = join(gw.home, 'oversized.json')
+  writeFileSync(bodyFile, body)
+  const events = streamEvents(stream)
+  await events.next()
+  let last = performance.now()
+  let lastCpu = cpuMs()
+  let maxGapMs = 0
+  let oversizedDone = false
+  // Sent by another process (curl), as another client would be: its own work (building and
+  // writing 8 MB) must not count against the gateway's event loop.
+  const oversized = execFileAsync('curl', [
+    '-sS', '-X', 'POST', `${gw.url}/v1/chat/completions`,
+    '-H', `Authorization: Bearer ${gw.ownerKey}`, '-H', 'Content-Type: application/json',
+    '--data-binary', `@${bodyFile}`, '-w', '\n%{http_code}',
+  ]).then(({ stdout }) => {
+    const lines = stdout.trimEnd().split('\n')
+    const status = Number(lines.pop())
+    return { status, error: (JSON.parse(lines.join('\n')) as { error?: { code?: string; message?: string } }).error ?? {} }
+  })
+  void oversized.finally(() => (oversizedDone = true))
+  for await (const event of { [Symbol.asyncIterator]: () => events }) {
+    const now = performance.now()
+    const cpu = cpuMs()
+    maxGapMs = Math.max(maxGapMs, Math.min(now - last, cpu - lastCpu))
+    last = now
+    lastCpu = cpu
+    if (oversizedDone || event === 'data: [DONE]') break
+  }
+  await events.return(undefined)
+  expect(oversizedDone).toBe(true)
+  return { ...(await oversized), maxGapMs }
+}
+
+const prompt = (model: string, content: string, extra: object = {}) =>
+  JSON.stringify({ model, max_tokens: 1, messages: [{ role: 'user', content }], ...extra })
+
+/** 8 MB of varied prose: words the tokenizer's cache has not seen. */
+function variedText(bytes: number): string {
+  const parts: string[] = []
+  let length = 0
+  for (let i = 0; length < bytes; i++) {
+    const part = `Item ${i} costs ${(i * 7919) % 100_003} units; see section ${i.toString(36)}. `
+    parts.push(part)
+    length += part.length
+  }
+  return parts.join('')
+}
+
+// A major garbage collection after megabytes of strings can still take tens of ms on a loaded
+// machine; a retry tells that from a stall the gateway causes, which fails every run.
+describe('an oversized prompt', { retry: 2 }, () => {
+  it('of 8 MB is refused on the byte bound, and another stream keeps flowing', async () => {
+    const result = await gapWhile(prompt('Qwen/Qwen2.5-7B-Instruct', variedText(8_000_000)))
+    expect(result.status).toBe(400)
+    expect(result.error.code).toBe('context_length_exceeded')
+    expect(result.error.message).toContain('at least')
+    expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
+  })
+
+  it('of 1 MB of spaces is refused, and another stream keeps flowing', async () => {
+    const result = await gapWhile(prompt('Qwen/Qwen2.5-7B-Instruct', ' '.repeat(1_000_000)))
+    expect(result.status).toBe(400)
+    expect(result.error.code).toBe('context_length_exceeded')
+    expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
+  })
+
+  it('that may fit a huge window is counted in slices (2 MB of prose), and another stream keeps flowing', async () => {
+    const result = await gapWhile(prompt('wide', variedText(2_000_000), { stream: false }))
+    expect(result.status).toBe(200)
+    expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
+    const record = gw.completions.find((completion) => completion.model === 'wide')
+    expect(record?.usage.prompt_tokens).toBeGreaterThan(500_000)
+  })
+})

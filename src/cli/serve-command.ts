@@ -84,23 +84,31 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     throw error
   })
 
-  io.out(`Mortar ${MORTAR_VERSION}: gateway listening on ${server.url}`)
-  io.out(`  OpenAI base URL: ${server.url}/v1`)
-  // The browser UI's key for this launch only, in the fragment: browsers never send it to servers.
-  io.out(`  UI:              ${server.url}/#key=${server.keys.createEphemeral('ui')}`)
-  io.out(`  Home:            ${home}`)
-  for (const model of server.catalog.current().list().data) {
-    io.out(`  Model:           ${model.id} (${describeDeployment(model.deployment, upstream, tokensPerSecond)})`)
-  }
-  if (!(LOOPBACK_HOSTS as readonly string[]).includes(values.host) && values.host !== '::1') {
-    io.err(`Warning: listening on ${values.host}, not only on this machine. Anyone who can reach it and holds a key can use it.`)
-  }
-  if (server.keys.isEmpty()) {
-    const { key, record } = server.keys.create({ name: 'default', role: 'owner' })
-    io.out('')
-    io.out(`No API keys existed, so Mortar created one (${record.id}, owner, expires ${record.expiresAt}):`)
-    io.out(`  ${key}`)
-    io.out('It is shown only this once. More keys: mortar keys create --name NAME')
+  try {
+    // Whatever can fail happens before the first line is printed, and a failure closes the
+    // listener: a gateway that could not start must not keep the port or print a usable URL.
+    const firstKey = server.keys.createIfNone({ name: 'default', role: 'owner' })
+    io.out(`Mortar ${MORTAR_VERSION}: gateway listening on ${server.url}`)
+    io.out(`  OpenAI base URL: ${server.url}/v1`)
+    // The browser UI's key for this launch only, in the fragment: browsers never send it to servers.
+    io.out(`  UI:              ${server.url}/#key=${server.keys.createEphemeral('ui')}`)
+    io.out(`  Home:            ${home}`)
+    for (const model of server.catalog.current().list().data) {
+      io.out(`  Model:           ${model.id} (${describeDeployment(model.deployment, upstream, tokensPerSecond)})`)
+    }
+    if (!(LOOPBACK_HOSTS as readonly string[]).includes(values.host) && values.host !== '::1') {
+      io.err(`Warning: listening on ${values.host}, not only on this machine. Anyone who can reach it and holds a key can use it.`)
+    }
+    if (firstKey !== undefined) {
+      const { key, record } = firstKey
+      io.out('')
+      io.out(`No API keys existed, so Mortar created one (${record.id}, owner, expires ${record.expiresAt}):`)
+      io.out(`  ${key}`)
+      io.out('It is shown only this once. More keys: mortar keys create --name NAME')
+    }
+  } catch (error) {
+    await server.close()
+    throw error
   }
   return server
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -17,11 +17,14 @@ afterEach(() => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true })
 })
 
-function spawnMortar(args: string[]) {
+function spawnMortar(args: string[], options: { readOnlyHome?: boolean } = {}) {
   if (!existsSync(BUILT)) throw new Error('out/main/cli.js is missing: run `npm run build` before these tests')
   const home = mkdtempSync(join(tmpdir(), 'mortar-proc-'))
   homes.push(home)
-  const child = spawn(process.execPath, [BIN, ...args, '--home', home], { stdio: 'pipe' })
+  // Read-only for its user; root ignores modes, so as root the process runs as `nobody`.
+  if (options.readOnlyHome) chmodSync(home, 0o555)
+  const asNobody = options.readOnlyHome && process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  const child = spawn(process.execPath, [BIN, ...args, '--home', home], { stdio: 'pipe', ...asNobody })
   children.push(child)
   const lines: string[] = []
   const waiters: Array<{ pattern: RegExp; resolve: (m: RegExpMatchArray) => void }> = []
@@ -95,6 +98,14 @@ describe('mortar serve (the real process)', () => {
     } finally {
       blocker.close()
     }
+  })
+
+  it('when start-up fails after listening (a read-only home: no first key), closes the listener and exits 1 before printing a URL', async () => {
+    const mortar = spawnMortar(['serve', '--port', '0'], { readOnlyHome: true })
+    // Exiting at all proves the listener is closed: an open server would keep the process alive.
+    expect(await mortar.exited).toBe(1)
+    expect(mortar.stderr()).toMatch(/^mortar: Cannot create the lock file .*keys\.json\.lock: EACCES/)
+    expect(mortar.lines.join('\n')).not.toMatch(/listening|UI:|mk_live_/)
   })
 
   it('refuses bad flags with exit code 2', async () => {

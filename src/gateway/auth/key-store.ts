@@ -42,7 +42,7 @@ export interface CreateKeyOptions {
  * A change of the key file, applied under its lock to the records as they are on disk then: returns
  * the new records and what to tell the caller, or throws (KeyStoreError) to change nothing.
  */
-export type KeyChange<T> = (records: readonly KeyRecord[], now: Date) => { records: KeyRecord[]; result: T }
+export type KeyChange<T> = (records: readonly KeyRecord[], now: Date) => { records: readonly KeyRecord[]; result: T }
 
 /** Checks a change's target key against the file, under the lock; throws to refuse. */
 export type AuthorizeChange = (target: KeyRecord, records: readonly KeyRecord[]) => void
@@ -108,6 +108,14 @@ export class KeyStore {
   /** Create a key; the file is changed under its lock (see `change`), blocking while another process holds it. */
   create(options: CreateKeyOptions): { key: string; record: KeyRecord } {
     return this.changeSync(this.creation(options))
+  }
+
+  /** A key only if the file has none yet, decided under the lock (two gateways starting at once make one). */
+  createIfNone(options: CreateKeyOptions): { key: string; record: KeyRecord } | undefined {
+    const create = this.creation(options)
+    return this.changeSync<{ key: string; record: KeyRecord } | undefined>((records, now) =>
+      records.length > 0 ? { records, result: undefined } : create(records, now),
+    )
   }
 
   revoke(id: string): KeyRecord {
@@ -262,8 +270,10 @@ export class KeyStore {
   /** Under the lock: the file as it is now (re-parsed, never trusted from a cached identity), changed, written. */
   private applyLocked<T>(change: KeyChange<T>): T {
     this.keys.invalidate()
-    const { records, result } = change(this.currentRecords(), this.now())
-    const file: KeyFile = { version: 1, keys: records }
+    const current = this.currentRecords()
+    const { records, result } = change(current, this.now())
+    if (records === current) return result
+    const file: KeyFile = { version: 1, keys: [...records] }
     try {
       writeFileAtomic(this.file, JSON.stringify(file, null, 2) + '\n')
     } catch (error) {

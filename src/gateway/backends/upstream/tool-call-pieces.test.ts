@@ -44,6 +44,13 @@ describe('ToolCallPieces', () => {
     expect(piece?.function?.arguments).toBe('{"city":"Paris"}')
   })
 
+  it('does not believe an index that is negative, fractional or absurdly large', () => {
+    const pieces = new ToolCallPieces()
+    expect(pieces.piece({ index: 1e9, id: 'a', type: 'function', function: { name: 'f', arguments: '' } }, 0)?.index).toBe(0)
+    expect(pieces.piece({ index: -1, id: 'b', type: 'function', function: { name: 'g', arguments: '' } }, 0)?.index).toBe(1)
+    expect(pieces.piece({ index: 0.5, function: { arguments: '{}' } }, 3)?.index).toBe(3)
+  })
+
   it('ignores what is no piece', () => {
     const pieces = new ToolCallPieces()
     expect(pieces.piece(null, 0)).toBeUndefined()

@@ -15,6 +15,12 @@ import { randomHex } from '../../random-id'
  * - A call whose first piece has no usable id (none, or empty) gets one, `call_` + 24 hex digits,
  *   because clients key the tool result on it.
  */
+/**
+ * Indexes from here on are not believed (and are inferred instead): a reply's calls are gathered in
+ * an array by index, and an index of 1e9 would make one of a billion slots.
+ */
+const MAX_INDEX = 1024
+
 export class ToolCallPieces {
   private readonly indexById = new Map<string, number>()
   private readonly idAt = new Map<number, string>()
@@ -56,7 +62,7 @@ export class ToolCallPieces {
 
   private indexOf(rawIndex: unknown, id: string | undefined, position: number): number {
     const known = id === undefined ? undefined : this.indexById.get(id)
-    if (typeof rawIndex === 'number' && Number.isInteger(rawIndex) && rawIndex >= 0) {
+    if (typeof rawIndex === 'number' && Number.isInteger(rawIndex) && rawIndex >= 0 && rawIndex < MAX_INDEX) {
       const idThere = this.idAt.get(rawIndex)
       return id !== undefined && idThere !== undefined && idThere !== id ? (known ?? this.calls) : rawIndex
     }

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MAX_SSE_LINE_CHARS } from '../shared/sse/sse-decoder'
+import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
+
+// A model server that misbehaves on purpose: what it sends is bounded by the gateway, whatever it is.
+
+let fake: FakeModelServer
+let gw: TestGateway
+beforeAll(async () => {
+  fake = await startFakeModelServer({ name: 'hostile' })
+  gw = await startTestGateway(['--upstream', fake.url, '--upstream-timeout', '5'])
+})
+afterAll(async () => {
+  await gw.close()
+  await fake.close()
+})
+
+describe('a model server sending one giant SSE line', () => {
+  it('ends the stream with upstream_error and no [DONE] once the line passes the cap, and hangs up on the server', async () => {
+    // 10 MB of one content delta with no newline at all, and the connection left open.
+    const role = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`
+    const giant = `data: {"choices":[{"index":0,"delta":{"content":"${'a'.repeat(10 * 1024 * 1024)}`
+    fake.behavior.mode = 'replay'
+    fake.behavior.replay = { body: role + giant, contentType: 'text/event-stream', ending: 'keep-open' }
+    const before = fake.requests.length
+    const response = await gw.post('/v1/chat/completions', userMessage('hi'))
+    expect(response.status).toBe(200)
+    const events = await readEvents(response)
+    expect(events).not.toContain('data: [DONE]')
+    const last = JSON.parse(events.at(-1)!.slice('data: '.length)) as { error: { type: string; message: string } }
+    expect(last.error.type).toBe('upstream_error')
+    expect(last.error.message).toContain(`longer than ${MAX_SSE_LINE_CHARS.toLocaleString('en-US')} characters`)
+    const request = fake.requests[before]!
+    await request.ended
+    expect(request.hungUp).toBe(true)
+    expect(gw.completions.at(-1)?.outcome).toBe('failed')
+  })
+})

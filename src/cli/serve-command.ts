@@ -3,7 +3,8 @@ import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { LOOPBACK_HOSTS } from '../gateway/http/host-allow-list'
 import type { ServeOverrides } from '../gateway/config/build-catalog'
 import type { CompletionObserver } from '../gateway/pipeline/completion-context'
-import { DEFAULT_HOST, DEFAULT_PORT, startGatewayServer, type GatewayServer } from '../gateway/server'
+import { CAPTURE_MODES, type CaptureMode, type CaptureStatus } from '../shared/api/traffic'
+import { DEFAULT_HOST, DEFAULT_PORT, startGatewayServer, type GatewayServer, type GatewayServerOptions } from '../gateway/server'
 import { MORTAR_VERSION } from '../gateway/version'
 import { UsageError, type CliIo } from './cli-io'
 import { defaultHome } from './home'
@@ -12,6 +13,7 @@ export const SERVE_USAGE = `Usage:
   mortar serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--home DIR] [--scripted-tps N] [--allow-host NAME]… [--allow-origin ORIGIN]…
                [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-idle-timeout SECONDS] [--upstream-model NAME]
                [--optimizer shadow|on|off]
+               [--capture off|memory|disk] [--capture-max-mb N] [--capture-max-exchanges N] [--capture-retention-days N]
   --port 0 picks a free port; the URL is printed.
   --scripted-tps paces the scripted model (tokens per second, 0 = as fast as possible).
   --allow-host adds a name the gateway answers to besides localhost, 127.0.0.1 and [::1].
@@ -23,6 +25,10 @@ export const SERVE_USAGE = `Usage:
   --upstream-model: the model name the server knows, if not ${DEFAULT_MODEL_ID}.
   --optimizer: the prompt optimizer's mode for deployments that don't set one (default shadow:
     measure only; on: apply lossless passes; off: no header turns it on).
+  --capture: what is kept of each request for the Traffic view and /v1/traffic (default memory;
+    disk: SQLite in the home directory, kept across restarts; off: live events only).
+  --capture-max-mb, --capture-max-exchanges: the store's limits (memory: 64 MiB, 5000; disk: 512 MiB,
+    100000); --capture-retention-days: how long disk keeps exchanges (default 7). docs/traffic.md.
   Models and deployments beyond that: <home>/config.json (docs/configuration.md).`
 
 export interface ServeEnvironment {
@@ -49,6 +55,10 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       'upstream-idle-timeout': { type: 'string' },
       'upstream-model': { type: 'string' },
       optimizer: { type: 'string', default: 'shadow' },
+      capture: { type: 'string' },
+      'capture-max-mb': { type: 'string' },
+      'capture-max-exchanges': { type: 'string' },
+      'capture-retention-days': { type: 'string' },
     },
   })
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments; got ${positionals.join(' ')}.`)
@@ -59,6 +69,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
   if (optimizerMode !== 'shadow' && optimizerMode !== 'on' && optimizerMode !== 'off') {
     throw new UsageError(`--optimizer takes shadow, on or off; got ${JSON.stringify(optimizerMode)}.`)
   }
+  const capture = captureOptions(values)
   const upstream = upstreamOverride(
     values.upstream,
     { timeout: values['upstream-timeout'], idleTimeout: values['upstream-idle-timeout'], model: values['upstream-model'] },
@@ -71,6 +82,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     home,
     scriptedTokensPerSecond: tokensPerSecond,
     optimizerMode,
+    ...capture,
     allowedHosts: values['allow-host'],
     allowedOrigins: values['allow-origin'],
     ...(upstream !== undefined ? { upstream } : {}),
@@ -93,6 +105,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     // The browser UI's key for this launch only, in the fragment: browsers never send it to servers.
     io.out(`  UI:              ${server.url}/#key=${server.keys.createEphemeral('ui')}`)
     io.out(`  Home:            ${home}`)
+    io.out(`  Traffic capture: ${describeCapture(server.gateway.capture.status())}`)
     for (const model of server.catalog.current().list().data) {
       io.out(`  Model:           ${model.id} (${describeDeployment(model.deployment, upstream, tokensPerSecond)})`)
     }
@@ -111,6 +124,42 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     throw error
   }
   return server
+}
+
+function describeCapture(status: CaptureStatus): string {
+  if (status.mode === 'off') return 'off (live events only)'
+  const { limits } = status
+  const where = status.mode === 'disk' ? `disk, kept ${limits.retention_days ?? '∞'} days` : 'memory'
+  return `${where}, up to ${Math.round(limits.max_bytes / 1024 / 1024)} MiB or ${limits.max_exchanges} exchanges`
+}
+
+function captureOptions(values: {
+  capture?: string | undefined
+  'capture-max-mb'?: string | undefined
+  'capture-max-exchanges'?: string | undefined
+  'capture-retention-days'?: string | undefined
+}): Pick<GatewayServerOptions, 'capture' | 'captureLimits'> {
+  const mode = values.capture
+  if (mode !== undefined && !(CAPTURE_MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(`--capture takes off, memory or disk; got ${JSON.stringify(mode)}.`)
+  }
+  const positive = (value: string | undefined, flag: string, max: number) => {
+    if (value === undefined) return undefined
+    const n = wholeNumber(value, flag, max)
+    if (n === 0) throw new UsageError(`${flag} takes a whole number from 1 to ${max}; got 0.`)
+    return n
+  }
+  const megabytes = positive(values['capture-max-mb'], '--capture-max-mb', 1_000_000)
+  const exchanges = positive(values['capture-max-exchanges'], '--capture-max-exchanges', 10_000_000)
+  const days = positive(values['capture-retention-days'], '--capture-retention-days', 36_500)
+  return {
+    ...(mode !== undefined ? { capture: mode as CaptureMode } : {}),
+    captureLimits: {
+      ...(megabytes !== undefined ? { max_bytes: megabytes * 1024 * 1024 } : {}),
+      ...(exchanges !== undefined ? { max_exchanges: exchanges } : {}),
+      ...(days !== undefined ? { retention_days: days } : {}),
+    },
+  }
 }
 
 function wholeNumber(value: string, flag: string, max: number): number {

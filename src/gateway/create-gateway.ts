@@ -20,6 +20,11 @@ import { telemetryStream } from './routes/telemetry'
 import { keysRouter } from './routes/keys'
 import { InFlightDedupe } from './pipeline/in-flight-dedupe'
 import { TelemetryBus } from './telemetry/telemetry-bus'
+import { TRAFFIC_BASE } from '../shared/api/traffic'
+import { DEFAULT_MEMORY_LIMITS } from './capture/capture-limits'
+import { recorderOf } from './capture/exchange-recorder'
+import { TrafficCapture } from './capture/traffic-capture'
+import { trafficRouter } from './routes/traffic'
 import type { CompletionObserver } from './pipeline/completion-context'
 
 export interface GatewayConfig {
@@ -39,12 +44,16 @@ export interface GatewayConfig {
   bodyLimitBytes?: number
   /** The built renderer, served at `/` so the UI also runs in a browser. */
   rendererDir?: string
+  /** Traffic capture (docs/traffic.md); none: capture off. */
+  capture?: TrafficCapture
 }
 
 export interface GatewayStats {
   liveGenerations: number
   dedupeGroups: number
   telemetrySubscribers: number
+  /** Captured exchanges whose response has not ended yet. */
+  capturing: number
 }
 
 export interface Gateway {
@@ -55,6 +64,7 @@ export interface Gateway {
   generations: GenerationRegistry
   dedupe: InFlightDedupe
   telemetry: TelemetryBus
+  capture: TrafficCapture
   /** Stop every live generation (streams end with `[DONE]`) and wait until all have ended. */
   drain(): Promise<void>
 }
@@ -71,18 +81,27 @@ export function createGateway(config: GatewayConfig): Gateway {
   const telemetry = new TelemetryBus()
   const keyBound = new KeyBoundStreams(config.keys)
   const { catalog } = config
+  const capture = config.capture ?? new TrafficCapture('off', DEFAULT_MEMORY_LIMITS, undefined)
   const currentCatalog = typeof catalog === 'function' ? catalog : () => catalog
 
-  // The front door, run for every request: request ID, Host allow-list, CORS (which answers
-  // preflights itself). Each check throws a GatewayError to refuse.
+  // The front door, run for every request: traffic capture (so refusals are captured too),
+  // request ID, Host allow-list, CORS (which answers preflights itself). Each check throws a
+  // GatewayError to refuse.
   const checkHost = hostAllowList(config.allowedHosts ?? [])
   const applyCors = corsPolicy(config.allowedOrigins ?? [])
   const frontDoor = (req: IncomingMessage, res: ServerResponse): 'answered' | undefined => {
+    capture.begin(req, res)
     assignRequestId(req, res)
     checkHost(req)
     return applyCors(req, res)
   }
-  const authenticate = authenticator(config.keys)
+  const checkKey = authenticator(config.keys)
+  const authenticate = (req: IncomingMessage) => {
+    const principal = checkKey(req)
+    const recorder = recorderOf(req)
+    if (recorder !== undefined) recorder.principal = principal
+    return principal
+  }
   const chat = chatCompletions({
     catalog: currentCatalog,
     organizations: config.organizations ?? (() => ({})),
@@ -114,6 +133,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.post('/chat/completions', (req, res) => chat(req, res, principalOf(req)))
   v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))
+  v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture))
   v1.post('/generations/:id/stop', stopGeneration(generations))
   v1.all('/chat/completions', methodNotAllowed('POST'))
   v1.all('/generations/:id/stop', methodNotAllowed('POST'))
@@ -146,12 +166,19 @@ export function createGateway(config: GatewayConfig): Gateway {
     generations,
     dedupe,
     telemetry,
-    stats: () => ({ liveGenerations: generations.size, dedupeGroups: dedupe.size, telemetrySubscribers: telemetry.size }),
+    capture,
+    stats: () => ({
+      liveGenerations: generations.size,
+      dedupeGroups: dedupe.size,
+      telemetrySubscribers: telemetry.size,
+      capturing: capture.runningCount,
+    }),
     async drain() {
       generations.stopAll('shutdown')
       await generations.whenIdle()
       telemetry.closeAll()
       keyBound.close()
+      capture.live.closeAll()
     },
   }
 }

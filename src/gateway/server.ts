@@ -4,8 +4,10 @@ import { join } from 'node:path'
 import { KeyStore } from './auth/key-store'
 import type { ServeOverrides } from './config/build-catalog'
 import { CatalogSource } from './config/catalog-source'
+import type { MortarConfig } from './config/config-file'
 import type { OptimizerMode } from './config/model-catalog'
-import type { CaptureMode } from '../shared/api/traffic'
+import { DEFAULT_CAPTURE_MODE, type CaptureLimits, type CaptureMode } from '../shared/api/traffic'
+import { openCapture } from './capture/open-capture'
 import { createGateway, type Gateway, type GatewayConfig } from './create-gateway'
 
 export const DEFAULT_PORT = 7313
@@ -48,6 +50,8 @@ export interface GatewayServerOptions {
   onCompletion?: GatewayConfig['onCompletion']
   /** `--capture`: what is kept of each exchange (docs/traffic.md); memory when left out. */
   capture?: CaptureMode
+  /** The capture store's limits, where they differ from the mode's defaults. */
+  captureLimits?: Partial<CaptureLimits>
 }
 
 export interface GatewayServer {
@@ -70,8 +74,15 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     ...(options.optimizerMode !== undefined ? { optimizerMode: options.optimizerMode } : {}),
     ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
   })
+  // Flags win over config.json, which wins over the defaults.
+  const fromConfig = catalog.capture()
+  const capture = openCapture(options.capture ?? fromConfig.mode ?? DEFAULT_CAPTURE_MODE, options.home, {
+    ...limitsOfConfig(fromConfig),
+    ...options.captureLimits,
+  })
   const gateway = createGateway({
     keys,
+    capture,
     catalog: () => catalog.current(),
     organizations: () => catalog.organizations(),
     ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
@@ -108,6 +119,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
       (closing ??= closeServer(server, gateway).finally(() => {
         keys.close()
         catalog.close()
+        capture.close()
       })),
   }
 }
@@ -132,4 +144,13 @@ async function closeServer(server: Server, gateway: Gateway): Promise<void> {
   server.closeIdleConnections()
   await closed
   clearTimeout(cutConnections)
+}
+
+function limitsOfConfig(config: MortarConfig['capture']): Partial<CaptureLimits> {
+  return {
+    ...(config.maxMegabytes !== undefined ? { max_bytes: Math.round(config.maxMegabytes * 1024 * 1024) } : {}),
+    ...(config.maxExchanges !== undefined ? { max_exchanges: config.maxExchanges } : {}),
+    ...(config.maxExchangeKilobytes !== undefined ? { max_exchange_bytes: config.maxExchangeKilobytes * 1024 } : {}),
+    ...(config.retentionDays !== undefined ? { retention_days: config.retentionDays } : {}),
+  }
 }

@@ -104,7 +104,7 @@ describe('chaos', () => {
     const exchanges: RecordedRequest[] = [...a.requests.slice(before.a), ...b.requests.slice(before.b)]
     await Promise.all(exchanges.map((r) => r.ended))
     await gw.server.gateway.generations.whenIdle()
-    expect(gw.server.gateway.stats()).toEqual({ liveGenerations: 0, dedupeGroups: 0, telemetrySubscribers: 0 })
+    expect(gw.server.gateway.stats()).toEqual({ liveGenerations: 0, dedupeGroups: 0, telemetrySubscribers: 0, capturing: 0 })
     // Hang-ups reached the model servers: as many upstream requests were hung up on as clients left
     // mid-stream (some left before their request reached a server, so at most that many).
     const hungUpUpstream = exchanges.filter((r) => r.hungUp).length

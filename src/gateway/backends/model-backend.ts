@@ -30,6 +30,21 @@ export interface GenerationInput {
   affinityKey: string | undefined
   /** Aborted when the client leaves, someone stops the generation, or the gateway shuts down. */
   signal: StopSignal
+  /** Told what is sent to a model server and what comes back (traffic capture); absent when capture is off. */
+  observer?: UpstreamObserver | undefined
+}
+
+/**
+ * What a backend that talks to a model server reports of that conversation, as it happens: the
+ * very body string it sent and the very buffers it read (referenced, never copied or re-encoded).
+ */
+export interface UpstreamObserver {
+  sent(replica: string, body: string): void
+  responded(status: number, rawHeaders: readonly string[]): void
+  /** A piece of a streamed reply, as read from the socket. */
+  received(bytes: Buffer): void
+  /** A reply read whole (JSON, or an error body). */
+  receivedBody(text: string): void
 }
 
 /**

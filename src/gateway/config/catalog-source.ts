@@ -33,6 +33,11 @@ export class CatalogSource {
     return (this.builtFrom ?? this.config.read({ strict: false })).organizations
   }
 
+  /** The capture settings of config.json (read once, at start-up: changing the store needs a restart). */
+  capture(): MortarConfig['capture'] {
+    return this.config.read({ strict: true }).capture
+  }
+
   /** Stop watching config.json (the gateway is closing). */
   close(): void {
     this.config.close()

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { DEFAULT_MODEL_ID } from '../../shared/api/chat-request'
+import { captureModeSchema } from '../../shared/api/traffic'
 import { TOKENIZER_NAMES } from '../tokens/tokenizer-registry'
 import { parseJsonFile } from './parse-json-file'
 
@@ -75,6 +76,19 @@ export const configFileSchema = z
     models: z.array(modelSchema).min(1, { error: 'needs at least one model' }),
     /** Per-organization settings: the optimizer default a request's header can override. */
     organizations: z.record(z.string(), z.strictObject({ optimize: z.enum(['on', 'off']).optional() })).default({}),
+    /** Traffic capture (docs/traffic.md); read at start-up, flags override it. */
+    capture: z
+      .strictObject({
+        mode: captureModeSchema.optional(),
+        /** The store's byte budget, in MiB. */
+        maxMegabytes: z.number().positive().max(1_000_000).optional(),
+        maxExchanges: z.number().int().min(1).max(10_000_000).optional(),
+        /** One exchange above this many KiB is truncated. */
+        maxExchangeKilobytes: z.number().int().min(16).max(1_000_000).optional(),
+        /** Disk only: exchanges older than this are deleted. */
+        retentionDays: z.number().positive().max(36_500).optional(),
+      })
+      .default({}),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>()

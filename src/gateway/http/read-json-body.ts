@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError, invalidRequest } from '../errors'
+import { recorderOf } from '../capture/exchange-recorder'
 import { readStream } from './read-stream'
 
 export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024
@@ -31,6 +32,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
   const { bytes: raw, overflowed } = await readStream(req, limit)
+  // Every JSON body is read here, so this is where capture keeps it: as received, even when refused.
+  const recorder = recorderOf(req)
+  if (recorder !== undefined) recorder.requestBody = raw
   // The rest is never read: the 413 closes the connection (error-handler.ts).
   if (overflowed) throw tooLarge(limit)
   const large = raw.length > LARGE_BODY_BYTES

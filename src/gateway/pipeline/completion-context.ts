@@ -1,6 +1,7 @@
 import type { ChatCompletionRequest } from '../../shared/api/chat-request'
 import type { FinishReason, Usage } from '../../shared/api/chat-response'
 import type { Principal } from '../auth/key-store'
+import type { UpstreamObserver } from '../backends/model-backend'
 import type { DeployedModel } from '../config/model-catalog'
 import type { GenerationResult, UsageSource } from '../generation/run-generation'
 import type { TokenPlan } from './plan-tokens'
@@ -16,6 +17,8 @@ export interface CompletionContext {
   model: DeployedModel
   session: Session
   plan: TokenPlan
+  /** Told what goes to and comes from a model server (traffic capture), when capture is on. */
+  observer?: UpstreamObserver | undefined
 }
 
 /**
@@ -89,5 +92,6 @@ export function planInput(context: CompletionContext) {
     request: context.request,
     maxTokens: context.plan.maxTokens,
     affinityKey: affinityKeyOf(context.principal.org, context.session),
+    observer: context.observer,
   }
 }

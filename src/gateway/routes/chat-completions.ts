@@ -5,6 +5,8 @@ import type { RequestAcceptedEvent } from '../../shared/api/telemetry'
 import type { Principal } from '../auth/key-store'
 import type { ModelCatalog } from '../config/model-catalog'
 import type { GenerationRegistry } from '../generation/generation-registry'
+import { upstreamRequestBody } from '../backends/upstream/upstream-body'
+import { recorderOf } from '../capture/exchange-recorder'
 import { readJsonBody } from '../http/read-json-body'
 import { completionRecord, type CompletionContext, type CompletionObserver, type GenerationEndObserver } from '../pipeline/completion-context'
 import { parseDedupeRequest, requestFingerprint, type InFlightDedupe } from '../pipeline/in-flight-dedupe'
@@ -54,7 +56,13 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
     })
     const request = optimized.request
     const plan = await planTokens(model, request)
-    const context: CompletionContext = { id: newCompletionId(), created, principal, request, model, session, plan }
+    const recorder = recorderOf(req)
+    const context: CompletionContext = { id: newCompletionId(), created, principal, request, model, session, plan, observer: recorder }
+    if (recorder !== undefined) {
+      recorder.completion = { model: model.id, deployment: model.backend.deployment, session: session.name, stream: request.stream }
+      // The scripted model reads the request itself; what it saw is the body a model server would get.
+      recorder.modelBody = () => upstreamRequestBody(request, { model: model.id, maxTokens: plan.maxTokens, askForUsage: false })
+    }
 
     res.setHeader('X-Mortar-Request-Id', context.id)
     res.setHeader('X-Mortar-Deployment', model.backend.deployment)
@@ -79,10 +87,18 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
     // Events are only built when someone subscribes: the telemetry stream costs nothing otherwise.
     const { telemetry } = deps
     const onFirstToken = () => {
+      recorder?.firstToken()
       if (telemetry.size === 0) return
       telemetry.publish({ type: 'request.first_token', id: context.id, ...telemetryBase, at: new Date().toISOString(), ttft_ms: round(performance.now() - acceptedAt) })
     }
     const onEnd: GenerationEndObserver = (result, upstream) => {
+      if (recorder !== undefined) {
+        const { outcome } = result
+        recorder.generation = () => ({
+          record: completionRecord(context, result, upstream),
+          error: outcome.kind === 'failed' ? outcome.error.toEnvelope().error : null,
+        })
+      }
       if (deps.onCompletion === undefined && telemetry.size === 0) return
       const record = completionRecord(context, result, upstream)
       deps.onCompletion?.(record)

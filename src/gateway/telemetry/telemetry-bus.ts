@@ -49,17 +49,8 @@ export class TelemetryBus {
       if (org !== event.org) continue
       if (filter.session !== undefined && filter.session !== event.session) continue
       if (filter.model !== undefined && filter.model !== event.model) continue
-      if (res.destroyed || res.writableEnded) {
-        this.subscribers.delete(subscriber)
-        continue
-      }
-      if (res.writableLength > SUBSCRIBER_BUFFER_LIMIT) {
-        this.subscribers.delete(subscriber)
-        res.end(': dropped: this subscriber read too slowly\n\n')
-        continue
-      }
       frame ??= `data: ${JSON.stringify(event)}\n\n`
-      res.write(frame)
+      if (!sendToSubscriber(res, frame)) this.subscribers.delete(subscriber)
     }
   }
 
@@ -68,4 +59,19 @@ export class TelemetryBus {
     for (const { res } of this.subscribers) if (!res.writableEnded) res.end()
     this.subscribers.clear()
   }
+}
+
+/**
+ * Write one event to a live subscriber without ever waiting on it. False when the subscriber is
+ * gone, or was too slow (more than SUBSCRIBER_BUFFER_LIMIT unsent) and has just been told so and
+ * disconnected: the caller forgets it.
+ */
+export function sendToSubscriber(res: ServerResponse, frame: string): boolean {
+  if (res.destroyed || res.writableEnded) return false
+  if (res.writableLength > SUBSCRIBER_BUFFER_LIMIT) {
+    res.end(': dropped: this subscriber read too slowly\n\n')
+    return false
+  }
+  res.write(frame)
+  return true
 }

@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'last_owner'
   | 'key_file_error'
   | 'key_file_busy'
+  | 'exchange_not_found'
   | 'upstream_error'
   | 'upstream_unavailable'
   | 'upstream_timeout'

@@ -65,15 +65,13 @@ export type CapturedFrame = z.output<typeof capturedFrameSchema>
 export const headerPairsSchema = z.array(z.tuple([z.string(), z.string()]))
 export type HeaderPairs = z.output<typeof headerPairsSchema>
 
-export const usageSchema = z
-  .object({
-    prompt_tokens: z.number(),
-    completion_tokens: z.number(),
-    total_tokens: z.number(),
-    prompt_tokens_details: z.record(z.string(), z.unknown()).optional(),
-    completion_tokens_details: z.record(z.string(), z.unknown()).optional(),
-  })
-  .loose()
+export const usageSchema = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+  prompt_tokens_details: z.record(z.string(), z.unknown()).optional(),
+  completion_tokens_details: z.record(z.string(), z.unknown()).optional(),
+})
 
 /**
  * Set when the exchange was larger than the per-exchange limit: bodies and frames past the limit

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http'
 import type { ReplicaStatus } from '../../../shared/api/health'
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { GatewayError } from '../../errors'
-import type { StopSignal } from '../../generation/stop-signal'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { GenerationEvent, GenerationEventSink, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
 import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from './map-upstream-chunk'
@@ -96,10 +95,13 @@ export class UpstreamBackend implements ModelBackend {
         maxTokens: input.maxTokens,
         askForUsage,
       })
+      input.observer?.sent(replica.id, body)
       const res = await postToReplica(replica, '/chat/completions', body, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
       const status = res.statusCode ?? 0
+      input.observer?.responded(status, res.rawHeaders)
       if (status >= 200 && status < 300) return res
       const text = await readBody(res, ERROR_BODY_LIMIT).catch(() => '')
+      input.observer?.receivedBody(text)
       if (request.stream && askForUsage && rejectsStreamOptions(status, text)) {
         replica.acceptsStreamOptions = false
         continue
@@ -111,10 +113,10 @@ export class UpstreamBackend implements ModelBackend {
   private runner(res: IncomingMessage, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
     const cap = 3 * input.maxTokens + 64
     // A server may answer a stream request with a JSON completion: it is streamed from the whole.
-    if (input.request.stream && !isJson(res)) return (sink) => this.streamed(res, replica, cap, input.signal, sink)
+    if (input.request.stream && !isJson(res)) return (sink) => this.streamed(res, replica, cap, input, sink)
     // A JSON reply is read from the moment its headers are in, while the responder gets ready:
     // by the time it runs the generation, the body is usually parsed.
-    const events = this.wholeEvents(res, replica, cap, input.signal)
+    const events = this.wholeEvents(res, replica, cap, input)
     events.catch(() => undefined) // reported by `run`; never an unhandled rejection if it isn't called
     return (sink) => this.whole(events, sink)
   }
@@ -126,7 +128,8 @@ export class UpstreamBackend implements ModelBackend {
    * close after a finish reason; anything else — a reset, a close before any finish, silence
    * longer than the replica's idle timeout — is a failure mid-reply.
    */
-  private streamed(res: IncomingMessage, replica: Replica, cap: number, signal: StopSignal, sink: GenerationEventSink): Promise<void> {
+  private streamed(res: IncomingMessage, replica: Replica, cap: number, input: GenerationInput, sink: GenerationEventSink): Promise<void> {
+    const { signal, observer } = input
     const decoder = new SseDecoder()
     const mapper = new UpstreamChunkMapper(this.options.tokenizer)
     let generated = 0
@@ -179,6 +182,7 @@ export class UpstreamBackend implements ModelBackend {
       }
       const onData = (bytes: Buffer) => {
         idle.refresh()
+        observer?.received(bytes)
         try {
           for (const event of decoder.push(bytes)) {
             if (settled) return
@@ -239,8 +243,9 @@ export class UpstreamBackend implements ModelBackend {
   }
 
   /** A JSON reply, read in full and mapped to events; none when the signal aborted meanwhile. */
-  private async wholeEvents(res: IncomingMessage, replica: Replica, cap: number, signal: StopSignal): Promise<GenerationEvent[]> {
+  private async wholeEvents(res: IncomingMessage, replica: Replica, cap: number, input: GenerationInput): Promise<GenerationEvent[]> {
     const { tokenizer } = this.options
+    const { signal } = input
     let text: string
     const hangUp = () => res.destroy()
     const unsubscribe = signal.onAbort(hangUp)
@@ -263,6 +268,7 @@ export class UpstreamBackend implements ModelBackend {
       res.off('data', onData)
       unsubscribe()
     }
+    input.observer?.receivedBody(text)
     if (signal.aborted) return []
     let completion: { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown }
     try {

@@ -1,0 +1,186 @@
+import type { OutgoingHttpHeaders } from 'node:http'
+import { MortarHeader } from '../../shared/api/headers'
+import { SseFrameSplitter } from '../../shared/sse/sse-frame-splitter'
+import type {
+  CapturedError,
+  CapturedFrame,
+  Exchange,
+  ExchangeClient,
+  ExchangeOutcomeKind,
+  HeaderPairs,
+  UpstreamExchange,
+} from '../../shared/api/traffic'
+import type { ExchangeRecorder, GenerationFacts, UpstreamRecording } from './exchange-recorder'
+import type { RecordedFrame } from './frame-log'
+import { redactBody, redactHeaders, secretHint } from './redact-credentials'
+import { fitExchange } from './truncate-exchange'
+
+/**
+ * The exchange as a record, from everything its recorder saw: at the end (`final`), or as a
+ * snapshot of one still running. Credentials are reduced to hints here, before anything is kept.
+ */
+export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exchange {
+  const { req, res, principal, completion } = recorder
+  const final = recorder.endedAt !== null
+  const headersSent = res.headersSent
+  const status = headersSent || (final && res.writableFinished) ? res.statusCode : null
+  const responseHeaders = headersSent ? headerPairs(res.getHeaders()) : []
+  const isStream = String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')
+  const written = recorder.frames.frames()
+  const frames = isStream ? written.map(capturedFrame) : []
+  const responseBody = isStream || written.length === 0 ? null : written.map((frame) => textOf(frame.raw)).join('')
+  const generation = final ? recorder.generation?.() : undefined
+  const error = status !== null && status >= 400 && !isStream ? errorOfBody(responseBody) : (generation?.error ?? null)
+
+  const authorization = req.headers.authorization
+  const bearer = authorization === undefined ? undefined : /^Bearer\s+(\S+)/i.exec(authorization)?.[1]
+  const { headers, secrets } = redactHeaders(req.rawHeaders, principal !== undefined)
+  const client = clientOf(principal, bearer, error?.code ?? null)
+  const usage = generation?.record.usage ?? null
+  const cached = usage?.prompt_tokens_details?.cached_tokens
+
+  const exchange: Exchange = {
+    id: recorder.id,
+    started_at: new Date(recorder.startedAt).toISOString(),
+    method: req.method ?? 'GET',
+    endpoint: pathOf(req.url),
+    status,
+    outcome: final ? outcomeOf(status, isStream, res.writableFinished, generation, error) : 'in_progress',
+    finish_reason: generation?.record.finishReason ?? null,
+    client,
+    org: principal?.org ?? null,
+    request_id: String(res.getHeader('x-request-id') ?? ''),
+    completion_id: stringHeader(res.getHeader(MortarHeader.requestId)),
+    model: completion?.model ?? null,
+    deployment: completion?.deployment ?? null,
+    replica: generation?.record.upstream ?? recorder.upstream?.replica ?? null,
+    session: completion?.session ?? null,
+    stream: completion?.stream ?? null,
+    ttft_ms: recorder.ttftMs,
+    duration_ms: recorder.endedAt === null ? null : Math.round((recorder.endedAt - recorder.t0) * 100) / 100,
+    usage,
+    usage_source: generation?.record.usageSource ?? null,
+    cached_tokens: typeof cached === 'number' ? cached : null,
+    error,
+    truncated: null,
+    size_bytes: 0,
+    request: {
+      url: req.url ?? '',
+      headers,
+      body: recorder.requestBody === undefined ? '' : redactBody(recorder.requestBody.toString('utf8'), secrets),
+    },
+    model_body: recorder.upstream?.body ?? (final ? (recorder.modelBody?.() ?? null) : null),
+    response: { headers: responseHeaders, frames, body: responseBody },
+    upstream: recorder.upstream === undefined ? null : upstreamOf(recorder.upstream),
+  }
+  const dropped = recorder.frames.dropped + (recorder.upstream?.frames.dropped ?? 0)
+  const droppedBytes = recorder.frames.droppedSize + (recorder.upstream?.frames.droppedSize ?? 0)
+  return fitExchange(exchange, maxBytes, { frames: dropped, bytes: droppedBytes })
+}
+
+function outcomeOf(
+  status: number | null,
+  isStream: boolean,
+  finished: boolean,
+  generation: GenerationFacts | undefined,
+  error: CapturedError | null,
+): ExchangeOutcomeKind {
+  if (status !== null && status >= 400) return error?.type === 'upstream_error' ? 'upstream_error' : 'refused'
+  switch (generation?.record.outcome) {
+    case 'finished':
+      return finished ? 'finished' : 'disconnected'
+    case 'stopped':
+    case 'shutdown':
+      return 'stopped'
+    case 'client_disconnected':
+      return 'disconnected'
+    case 'failed':
+      return 'upstream_error'
+    case undefined:
+      // No generation of its own (a list, a key call, a deduplicated follower): the response tells.
+      return finished ? (isStream && error !== null ? 'upstream_error' : 'finished') : 'disconnected'
+  }
+}
+
+const REFUSED_CREDENTIAL: Record<string, ExchangeClient['kind']> = {
+  missing_api_key: 'missing',
+  invalid_api_key: 'unknown',
+  expired_api_key: 'expired',
+  revoked_api_key: 'revoked',
+}
+
+const LABELS: Record<ExchangeClient['kind'], string> = {
+  key: '',
+  missing: 'no key',
+  unknown: 'unknown key',
+  expired: 'expired key',
+  revoked: 'revoked key',
+}
+
+function clientOf(principal: ExchangeRecorder['principal'], bearer: string | undefined, errorCode: string | null): ExchangeClient {
+  if (principal !== undefined) {
+    return { kind: 'key', key_id: principal.keyId, key_name: principal.keyName, key_hint: bearer === undefined ? null : secretHint(bearer, true), label: principal.keyName }
+  }
+  // Refused before or by the key check: a request refused earlier (Host, CORS) was never checked.
+  const kind = REFUSED_CREDENTIAL[errorCode ?? ''] ?? (bearer === undefined ? 'missing' : 'unknown')
+  return { kind, key_id: null, key_name: null, key_hint: bearer === undefined ? null : secretHint(bearer, false), label: LABELS[kind] }
+}
+
+function upstreamOf(recording: UpstreamRecording): UpstreamExchange {
+  // Frames as the model server sent them: the socket's pieces cut at the blank lines that end
+  // events, each timed by the piece that completed it.
+  const splitter = new SseFrameSplitter()
+  const frames: CapturedFrame[] = []
+  let last = 0
+  for (const piece of recording.frames.frames()) {
+    last = piece.t
+    for (const raw of splitter.push(piece.raw)) frames.push({ t_ms: piece.t, raw })
+  }
+  const rest = splitter.end()
+  for (const raw of rest.frames) frames.push({ t_ms: last, raw })
+  if (rest.partial !== '') frames.push({ t_ms: last, raw: rest.partial })
+  const headers: HeaderPairs = []
+  for (let i = 0; i + 1 < recording.rawHeaders.length; i += 2) headers.push([(recording.rawHeaders[i] as string).toLowerCase(), recording.rawHeaders[i + 1] as string])
+  return { replica: recording.replica, body: recording.body, status: recording.status, headers, frames, response_body: recording.responseBody }
+}
+
+function capturedFrame(frame: RecordedFrame): CapturedFrame {
+  return { t_ms: frame.t, raw: textOf(frame.raw) }
+}
+
+function textOf(raw: string | Buffer): string {
+  return typeof raw === 'string' ? raw : raw.toString('utf8')
+}
+
+function headerPairs(headers: OutgoingHttpHeaders): HeaderPairs {
+  const pairs: HeaderPairs = []
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) for (const one of value) pairs.push([name, one])
+    else pairs.push([name, String(value)])
+  }
+  return pairs
+}
+
+function stringHeader(value: unknown): string | null {
+  return typeof value === 'string' ? value : null
+}
+
+function errorOfBody(body: string | null): CapturedError | null {
+  if (body === null) return null
+  try {
+    const parsed = JSON.parse(body) as { error?: Partial<CapturedError> }
+    const error = parsed.error
+    if (typeof error !== 'object' || error === null || typeof error.message !== 'string') return null
+    return { message: error.message, type: String(error.type ?? ''), param: error.param ?? null, code: error.code ?? null }
+  } catch {
+    return null
+  }
+}
+
+/** The path without the query. */
+export function pathOf(url: string | undefined): string {
+  const path = url ?? ''
+  const query = path.indexOf('?')
+  return query === -1 ? path : path.slice(0, query)
+}

@@ -1,0 +1,134 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { CapturedError } from '../../shared/api/traffic'
+import type { Principal } from '../auth/key-store'
+import type { UpstreamObserver } from '../backends/model-backend'
+import type { CompletionRecord } from '../pipeline/completion-context'
+import { randomHex } from '../random-id'
+import { FrameLog } from './frame-log'
+
+/** What the chat-completions route decided, once it decided it. */
+export interface CompletionFacts {
+  model: string
+  deployment: string
+  session: string
+  stream: boolean
+}
+
+/** How the generation ended, made only when the exchange is built (it may count prompt tokens). */
+export interface GenerationFacts {
+  record: CompletionRecord
+  error: CapturedError | null
+}
+
+/** The conversation with a model server, as the backend reported it. */
+export interface UpstreamRecording {
+  replica: string
+  body: string
+  status: number | null
+  rawHeaders: readonly string[]
+  frames: FrameLog
+  responseBody: string | null
+}
+
+export interface RecorderHooks {
+  /** The per-exchange budget (frames beyond it are dropped from the middle as the stream runs). */
+  maxExchangeBytes: number
+  /** The response's first bytes went out. */
+  started(recorder: ExchangeRecorder): void
+  /** The response ended or the connection closed: the record is complete. */
+  ended(recorder: ExchangeRecorder): void
+}
+
+const recorders = new WeakMap<IncomingMessage, ExchangeRecorder>()
+
+/** The recorder of a request being captured; undefined when capture is off or skips this path. */
+export function recorderOf(req: IncomingMessage): ExchangeRecorder | undefined {
+  return recorders.get(req)
+}
+
+type Write = (chunk: unknown, ...rest: unknown[]) => boolean
+type End = (chunk?: unknown, ...rest: unknown[]) => ServerResponse
+
+/**
+ * Records one request and its response as they happen. It sits on the response itself — every
+ * route's output passes `res.write`/`res.end`, including the error handler's envelopes — and keeps
+ * the very strings written (SSE frames are written one per call), with their times. The stages
+ * add what only they know (the caller, the request body, the model, the generation's end); the
+ * record is assembled from all of it once, when the response closes (build-exchange.ts).
+ */
+export class ExchangeRecorder implements UpstreamObserver {
+  readonly id = 'exch_' + randomHex(12)
+  readonly startedAt = Date.now()
+  readonly t0 = performance.now()
+  readonly frames: FrameLog
+  requestBody: Buffer | undefined
+  principal: Principal | undefined
+  completion: CompletionFacts | undefined
+  generation: (() => GenerationFacts) | undefined
+  modelBody: (() => string) | undefined
+  upstream: UpstreamRecording | undefined
+  ttftMs: number | null = null
+  endedAt: number | null = null
+  private announced = false
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    private readonly hooks: RecorderHooks,
+  ) {
+    // Frames of both sides share the exchange's budget; bodies are cut to fit when it is built.
+    this.frames = new FrameLog(hooks.maxExchangeBytes / 2)
+    recorders.set(req, this)
+    const write = res.write as Write
+    const end = res.end as End
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      this.record(chunk)
+      return write.call(res, chunk, ...rest)
+    }) as ServerResponse['write']
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if (typeof chunk !== 'function') this.record(chunk)
+      return end.call(res, chunk, ...rest)
+    }) as ServerResponse['end']
+    res.once('close', () => {
+      this.endedAt = performance.now()
+      hooks.ended(this)
+    })
+  }
+
+  /** Milliseconds since the request arrived, to a hundredth. */
+  now(): number {
+    return Math.round((performance.now() - this.t0) * 100) / 100
+  }
+
+  firstToken(): void {
+    this.ttftMs ??= this.now()
+  }
+
+  sent(replica: string, body: string): void {
+    // A retry (say, without stream_options) replaces what was sent before.
+    this.upstream = { replica, body, status: null, rawHeaders: [], frames: new FrameLog(this.hooks.maxExchangeBytes / 2), responseBody: null }
+  }
+
+  responded(status: number, rawHeaders: readonly string[]): void {
+    if (this.upstream === undefined) return
+    this.upstream.status = status
+    this.upstream.rawHeaders = rawHeaders
+  }
+
+  received(bytes: Buffer): void {
+    this.upstream?.frames.push(bytes, this.now())
+  }
+
+  receivedBody(text: string): void {
+    if (this.upstream !== undefined) this.upstream.responseBody = text
+  }
+
+  private record(chunk: unknown): void {
+    if (typeof chunk !== 'string' && !Buffer.isBuffer(chunk)) return
+    this.frames.push(chunk, this.now())
+    if (!this.announced) {
+      this.announced = true
+      this.hooks.started(this)
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { FrameLog } from './frame-log'
+import { exchangeFixture } from './test-support/exchange-fixture'
+import { cutToBytes, exchangeSize, fitExchange } from './truncate-exchange'
+
+describe('fitExchange', () => {
+  it('leaves an exchange within the limit whole and unmarked', () => {
+    const exchange = exchangeFixture()
+    expect(fitExchange(exchange, exchange.size_bytes, { frames: 0, bytes: 0 })).toEqual(exchange)
+  })
+
+  it('cuts a huge exchange to the limit and says how much there was', () => {
+    const frames = Array.from({ length: 2_000 }, (_, i) => ({ t_ms: i, raw: `data: {"n":${i}}\n\n` }))
+    const huge = exchangeFixture({
+      request: { url: '/v1/chat/completions', headers: [], body: 'é'.repeat(200_000) },
+      response: { headers: [], frames, body: null },
+    })
+    const fitted = fitExchange(huge, 64 * 1024, { frames: 0, bytes: 0 })
+    expect(fitted.size_bytes).toBeLessThanOrEqual(64 * 1024)
+    expect(fitted.size_bytes).toBe(exchangeSize(fitted))
+    expect(fitted.truncated).toEqual({ original_bytes: huge.size_bytes, kept_bytes: fitted.size_bytes, dropped_frames: 2_000 - fitted.response.frames.length })
+    // The body is a prefix of what came, never a broken character; the stream keeps its start and end.
+    expect(huge.request.body.startsWith(fitted.request.body)).toBe(true)
+    expect(fitted.response.frames[0]).toEqual(frames[0])
+    expect(fitted.response.frames.at(-1)).toEqual(frames.at(-1))
+    // Metadata is never cut.
+    expect(fitted).toMatchObject({ id: huge.id, outcome: huge.outcome, status: huge.status })
+  })
+
+  it('marks an exchange whose frames the recorder already dropped, even when the rest fits', () => {
+    const exchange = exchangeFixture()
+    expect(fitExchange(exchange, 1e9, { frames: 3, bytes: 100 }).truncated).toEqual({
+      original_bytes: exchange.size_bytes + 100,
+      kept_bytes: exchange.size_bytes,
+      dropped_frames: 3,
+    })
+  })
+})
+
+describe('cutToBytes', () => {
+  it('never splits a multi-byte character', () => {
+    expect(cutToBytes('aé', 2)).toBe('a')
+    expect(cutToBytes('aé', 3)).toBe('aé')
+    expect(cutToBytes('😀😀', 5)).toBe('😀')
+  })
+})
+
+describe('FrameLog', () => {
+  it('keeps the first and the latest frames within its budget, and counts what it dropped', () => {
+    const log = new FrameLog(40)
+    for (let i = 0; i < 100; i++) log.push(`f${String(i).padStart(2, '0')}`, i)
+    const kept = log.frames().map((frame) => frame.raw)
+    expect(kept.slice(0, 5)).toEqual(['f00', 'f01', 'f02', 'f03', 'f04'])
+    expect(kept.at(-1)).toBe('f99')
+    expect(kept.join('').length).toBeLessThanOrEqual(40)
+    expect(log.dropped).toBe(100 - kept.length)
+    expect(log.droppedSize).toBe(3 * log.dropped)
+  })
+
+  it('keeps a single frame larger than its budget (the exchange is cut when built)', () => {
+    const log = new FrameLog(10)
+    log.push('x'.repeat(50), 0)
+    expect(log.frames()).toHaveLength(1)
+    expect(log.dropped).toBe(0)
+  })
+})

@@ -1,0 +1,81 @@
+import type { CapturedFrame, Exchange } from '../../shared/api/traffic'
+
+/** What the metadata of an exchange costs besides its texts (IDs, times, usage…), roughly. */
+const METADATA_BYTES = 512
+
+/** An exchange's size in the store: the UTF-8 bytes of all its texts, plus its metadata. */
+export function exchangeSize(exchange: Exchange): number {
+  let size = METADATA_BYTES
+  size += Buffer.byteLength(exchange.request.url) + Buffer.byteLength(exchange.request.body)
+  size += headersSize(exchange.request.headers) + headersSize(exchange.response.headers)
+  if (exchange.model_body !== null) size += Buffer.byteLength(exchange.model_body)
+  if (exchange.response.body !== null) size += Buffer.byteLength(exchange.response.body)
+  size += framesSize(exchange.response.frames)
+  const { upstream } = exchange
+  if (upstream !== null) {
+    size += Buffer.byteLength(upstream.body) + headersSize(upstream.headers) + framesSize(upstream.frames)
+    if (upstream.response_body !== null) size += Buffer.byteLength(upstream.response_body)
+  }
+  return size
+}
+
+/**
+ * Make an exchange fit in `maxBytes`: first each long text (request body, model body, reply
+ * bodies) is cut to a tenth of the budget, then frames are dropped from the middle of the longer
+ * stream, keeping its start and its end. Metadata is never cut. Whatever was cut — here, or
+ * earlier by the recorder's frame log (`dropped`) — is stated in `truncated`; nothing goes silently.
+ */
+export function fitExchange(exchange: Exchange, maxBytes: number, dropped: { frames: number; bytes: number }): Exchange {
+  const size = exchangeSize(exchange)
+  if (size <= maxBytes && dropped.frames === 0) return { ...exchange, size_bytes: size, truncated: null }
+  let out = exchange
+  let droppedFrames = dropped.frames
+  if (size > maxBytes) {
+    const share = Math.floor(maxBytes / 10)
+    const upstream = out.upstream
+    out = {
+      ...out,
+      request: { ...out.request, body: cutToBytes(out.request.body, share) },
+      model_body: out.model_body === null ? null : cutToBytes(out.model_body, share),
+      response: { ...out.response, body: out.response.body === null ? null : cutToBytes(out.response.body, share) },
+      upstream:
+        upstream === null
+          ? null
+          : { ...upstream, body: cutToBytes(upstream.body, share), response_body: upstream.response_body === null ? null : cutToBytes(upstream.response_body, share) },
+    }
+    let current = exchangeSize(out)
+    const reply = [...out.response.frames]
+    const fromServer = out.upstream === null ? [] : [...out.upstream.frames]
+    while (current > maxBytes && reply.length + fromServer.length > 0) {
+      // A block at a time (an eighth of the longer list), so a stream of many small frames fits in a few steps.
+      const list = reply.length >= fromServer.length ? reply : fromServer
+      const count = Math.max(1, Math.ceil(list.length / 8))
+      const removed = list.splice(Math.floor((list.length - count) / 2), count)
+      current -= framesSize(removed)
+      droppedFrames += removed.length
+    }
+    out = { ...out, response: { ...out.response, frames: reply }, upstream: out.upstream === null ? null : { ...out.upstream, frames: fromServer } }
+  }
+  const kept = exchangeSize(out)
+  return { ...out, size_bytes: kept, truncated: { original_bytes: size + dropped.bytes, kept_bytes: kept, dropped_frames: droppedFrames } }
+}
+
+/** The longest prefix of `text` within `maxBytes` of UTF-8, never splitting a character. */
+export function cutToBytes(text: string, maxBytes: number): string {
+  if (text.length <= maxBytes / 3 || Buffer.byteLength(text) <= maxBytes) return text
+  const cut = Buffer.from(text, 'utf8').subarray(0, maxBytes).toString('utf8')
+  // A character cut in half decodes as U+FFFD at the end: leave it out.
+  return cut.endsWith('\uFFFD') && !text.startsWith(cut) ? cut.slice(0, -1) : cut
+}
+
+function framesSize(frames: readonly CapturedFrame[]): number {
+  let size = 0
+  for (const frame of frames) size += Buffer.byteLength(frame.raw)
+  return size
+}
+
+function headersSize(headers: ReadonlyArray<readonly [string, string]>): number {
+  let size = 0
+  for (const [name, value] of headers) size += name.length + value.length + 4
+  return size
+}

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Exchange } from '../shared/api/traffic'
+import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { startTestGateway, userMessage, type TestGateway } from './harness'
+import { endOf, trafficClient, type LiveTraffic } from './traffic-client'
+
+// Every request to /v1/* is captured: the done-when list of the traffic feature, with real clients
+// (the openai SDK and fetch) against a real `mortar serve`. "Within a second": each exchange's end
+// is awaited on the live stream with a one-second deadline, then fetched whole from the API.
+
+const WITHIN_A_SECOND = 1_000
+const weatherTool = {
+  type: 'function' as const,
+  function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+}
+
+let gw: TestGateway
+let fake: FakeModelServer
+let upstream: TestGateway
+let live: LiveTraffic
+let counter = 0
+const requestId = () => `req-test-${++counter}`
+
+beforeAll(async () => {
+  gw = await startTestGateway()
+  fake = await startFakeModelServer()
+  upstream = await startTestGateway(['--upstream', fake.url, '--upstream-timeout', '1'])
+  live = await trafficClient(gw.url, gw.ownerKey).live()
+})
+afterAll(async () => {
+  live.close()
+  await gw.close()
+  await upstream.close()
+  await fake.close()
+})
+
+/** The whole exchange whose response carried `id`, once it has ended. */
+async function captured(target: TestGateway, id: string, stream: LiveTraffic = live): Promise<Exchange> {
+  const ended = await stream.next(endOf(id), WITHIN_A_SECOND)
+  if (ended.type !== 'exchange.ended') throw new Error('unreachable')
+  return trafficClient(target.url, target.ownerKey).exchange(ended.exchange.id)
+}
+
+const replyText = (exchange: Exchange) => exchange.response.frames.map((frame) => frame.raw).join('')
+
+describe('capture with real clients', () => {
+  it('an SDK stream: the body as sent, every frame as sent with its time, and the outcome', async () => {
+    const id = requestId()
+    const stream = await gw.client().chat.completions.create(
+      { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'Say something about capture.' }], stream: true, stream_options: { include_usage: true } },
+      { headers: { 'x-request-id': id } },
+    )
+    let text = ''
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
+    const exchange = await captured(gw, id)
+
+    expect(exchange).toMatchObject({ method: 'POST', endpoint: '/v1/chat/completions', status: 200, outcome: 'finished', finish_reason: 'stop', stream: true })
+    expect(JSON.parse(exchange.request.body)).toMatchObject({ messages: [{ role: 'user', content: 'Say something about capture.' }], stream: true })
+    expect(exchange.client).toMatchObject({ kind: 'key', key_name: 'default', label: 'default' })
+    expect(exchange.org).toBe('default')
+    const frames = exchange.response.frames
+    expect(frames.at(-1)?.raw).toBe('data: [DONE]\n\n')
+    expect(frames.every((frame) => frame.raw.startsWith('data: ') && frame.raw.endsWith('\n\n'))).toBe(true)
+    const times = frames.map((frame) => frame.t_ms)
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    // The reply text as the client assembled it is in the frames, exactly.
+    const content = frames
+      .filter((frame) => frame.raw !== 'data: [DONE]\n\n')
+      .map((frame) => (JSON.parse(frame.raw.slice(6)) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta?.content ?? '')
+      .join('')
+    expect(content).toBe(text)
+    expect(exchange.usage?.completion_tokens).toBeGreaterThan(0)
+    expect(exchange.usage_source).toBe('estimate')
+    expect(exchange.ttft_ms).not.toBeNull()
+    expect(exchange.duration_ms).toBeGreaterThanOrEqual(exchange.ttft_ms ?? 0)
+    expect(exchange.model_body).toContain('Say something about capture.')
+    expect(exchange.response.headers).toContainEqual(['x-request-id', id])
+  })
+
+  it('a plain fetch without streaming: the JSON reply as the body', async () => {
+    const id = requestId()
+    const response = await gw.post('/v1/chat/completions', { ...userMessage('Plain and simple.'), stream: false }, { 'x-request-id': id })
+    const reply = await response.text()
+    const exchange = await captured(gw, id)
+    expect(exchange).toMatchObject({ status: 200, outcome: 'finished', stream: false })
+    expect(exchange.response.body).toBe(reply)
+    expect(exchange.response.frames).toEqual([])
+  })
+
+  it('a tool call', async () => {
+    const id = requestId()
+    const completion = await gw.client().chat.completions.create(
+      { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'Weather?' }], tools: [weatherTool], stream: false },
+      { headers: { 'x-request-id': id } },
+    )
+    expect(completion.choices[0]?.finish_reason).toBe('tool_calls')
+    const exchange = await captured(gw, id)
+    expect(exchange).toMatchObject({ outcome: 'finished', finish_reason: 'tool_calls' })
+    expect(JSON.parse(exchange.request.body).tools).toEqual([weatherTool])
+    expect(exchange.response.body).toContain('get_weather')
+  })
+
+  it('a 400: the body exactly as received and the error envelope', async () => {
+    const id = requestId()
+    const body = '{"messages": [{"role": "user"}], "stream": false}'
+    const response = await gw.post('/v1/chat/completions', body, { 'x-request-id': id })
+    expect(response.status).toBe(400)
+    const exchange = await captured(gw, id)
+    expect(exchange).toMatchObject({ status: 400, outcome: 'refused', error: { type: 'invalid_request_error' } })
+    expect(exchange.request.body).toBe(body)
+    expect(exchange.response.body).toBe(await response.text())
+  })
+
+  it('a 401 with a wrong key: shown to the owner as an unknown key, the key itself nowhere', async () => {
+    const id = requestId()
+    const wrongKey = 'mk_live_' + 'W'.repeat(36) + 'Zz99'
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${wrongKey}`, 'x-api-key': wrongKey, 'x-request-id': id },
+      body: JSON.stringify({ ...userMessage(`my key is ${wrongKey}`) }),
+    })
+    expect(response.status).toBe(401)
+    const exchange = await captured(gw, id)
+    expect(exchange).toMatchObject({ status: 401, outcome: 'refused', org: null, client: { kind: 'unknown', key_id: null, label: 'unknown key' }, error: { code: 'invalid_api_key' } })
+    expect(exchange.client.key_hint).toBe('…Zz99 (48 characters)')
+    expect(exchange.request.headers).toContainEqual(['authorization', 'Bearer …Zz99 (48 characters)'])
+    expect(JSON.stringify(exchange)).not.toContain(wrongKey)
+    // A member of another organization sees neither this refusal nor the owner's traffic.
+    const member = trafficClient(gw.url, gw.createKey({ org: 'other', role: 'member' }))
+    expect((await member.list()).data).toEqual([])
+    expect((await member.get(`/v1/traffic/exchanges/${exchange.id}`)).status).toBe(404)
+  })
+
+  it("a valid key's header is reduced to its hint", async () => {
+    const id = requestId()
+    await gw.post('/v1/chat/completions', { ...userMessage('hint'), stream: false }, { 'x-request-id': id })
+    const exchange = await captured(gw, id)
+    const hint = `${gw.ownerKey.slice(0, 12)}…${gw.ownerKey.slice(-4)}`
+    expect(exchange.request.headers).toContainEqual(['authorization', `Bearer ${hint}`])
+    expect(exchange.client.key_hint).toBe(hint)
+    expect(JSON.stringify(exchange)).not.toContain(gw.ownerKey)
+  })
+
+  it('an unknown route and a wrong method are captured too', async () => {
+    const id = requestId()
+    const response = await fetch(`${gw.url}/v1/nothing-here`, { headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': id } })
+    expect(response.status).toBe(404)
+    expect(await captured(gw, id)).toMatchObject({ method: 'GET', endpoint: '/v1/nothing-here', outcome: 'refused', error: { code: 'unknown_route' } })
+  })
+})
+
+describe('capture of an upstream deployment', () => {
+  it('keeps the body the model server received and its frames as it sent them', async () => {
+    const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
+    try {
+      const id = requestId()
+      const response = await upstream.post('/v1/chat/completions', { ...userMessage('Forward me.'), stream: true }, { 'x-request-id': id })
+      await response.text()
+      const exchange = await captured(upstream, id, upstreamLive)
+      const sent = fake.requests.at(-1)?.body
+      expect(exchange.upstream?.body).toBe(exchange.model_body)
+      expect(JSON.parse(exchange.model_body ?? '')).toEqual(sent)
+      expect(exchange.upstream).toMatchObject({ replica: `127.0.0.1:${fake.port}`, status: 200 })
+      const fromServer = exchange.upstream?.frames.map((frame) => frame.raw) ?? []
+      expect(fromServer.at(-1)).toBe('data: [DONE]\n\n')
+      expect(fromServer.join('')).toContain('"Hello"')
+      expect(exchange).toMatchObject({ outcome: 'finished', usage_source: 'upstream', cached_tokens: 8, replica: `127.0.0.1:${fake.port}` })
+    } finally {
+      upstreamLive.close()
+    }
+  })
+
+  it('an upstream failure before the reply: 502 with its envelope and the model server\'s own body', async () => {
+    const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
+    fake.behavior.mode = 'error-500'
+    try {
+      const id = requestId()
+      const response = await upstream.post('/v1/chat/completions', { ...userMessage('Fail.'), stream: false }, { 'x-request-id': id })
+      expect(response.status).toBe(502)
+      const exchange = await captured(upstream, id, upstreamLive)
+      expect(exchange).toMatchObject({ status: 502, outcome: 'upstream_error', error: { type: 'upstream_error' } })
+      expect(exchange.upstream).toMatchObject({ status: 500 })
+      expect(exchange.upstream?.response_body).toContain('model crashed')
+    } finally {
+      fake.behavior.mode = 'normal'
+      upstreamLive.close()
+    }
+  })
+
+  it('a model server that dies mid-stream: upstream_error after the frames that came', async () => {
+    const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
+    fake.behavior.mode = 'die-mid-stream'
+    try {
+      const id = requestId()
+      const response = await upstream.post('/v1/chat/completions', { ...userMessage('Die.'), stream: true }, { 'x-request-id': id })
+      const text = await response.text()
+      const exchange = await captured(upstream, id, upstreamLive)
+      expect(exchange).toMatchObject({ status: 200, outcome: 'upstream_error', error: { type: 'upstream_error' } })
+      expect(replyText(exchange)).toBe(text)
+      expect(exchange.upstream?.frames.length).toBeGreaterThan(0)
+    } finally {
+      fake.behavior.mode = 'normal'
+      upstreamLive.close()
+    }
+  })
+})

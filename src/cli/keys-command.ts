@@ -5,13 +5,39 @@ import { keyStatus, ROLES, type KeyRecord, type Role } from '../gateway/auth/key
 import { UsageError, type CliIo } from './cli-io'
 import { defaultHome } from './home'
 
+/** Each `mortar keys` action: its synopsis and what it does (the help text is made from these). */
+export const KEYS_ACTIONS = {
+  create: {
+    synopsis: 'mortar keys create --name NAME [--role owner|admin|member] [--org ORG] [--expires-in DAYS|never] [--json]',
+    about: [
+      'Makes an API key and prints it once (only its hash is stored).',
+      '  --name: what it is for (shown in Traffic); --role: default member; --org: default `default`;',
+      '  --expires-in: days until it expires, default 30, or never; --json: print it as JSON.',
+    ],
+  },
+  list: { synopsis: 'mortar keys list [--json]', about: ['Lists the keys (hints only, never the keys) with their status.'] },
+  revoke: { synopsis: 'mortar keys revoke ID', about: ['Revokes a key: requests with it are refused from then on, even by a running gateway.'] },
+  rotate: {
+    synopsis: 'mortar keys rotate ID [--json]',
+    about: ['Revokes a key and makes its replacement (same name, role and org), printed once.'],
+  },
+} as const satisfies Record<string, { synopsis: string; about: readonly string[] }>
+
+const HOME_LINE = 'Every keys command takes --home DIR (default: $MORTAR_HOME or the user\'s config dir).'
+
 export const KEYS_USAGE = `Usage:
-  mortar keys create --name NAME [--role owner|admin|member] [--org ORG] [--expires-in DAYS|never] [--json]
-  mortar keys list [--json]
-  mortar keys revoke ID
-  mortar keys rotate ID [--json]
-Every keys command takes --home DIR (default: $MORTAR_HOME or the user's config dir).
+${Object.values(KEYS_ACTIONS)
+  .map((action) => `  ${action.synopsis}`)
+  .join('\n')}
+${HOME_LINE}
 A new key is printed once; only its hash is stored.`
+
+/** `mortar keys --help`, or one action's help (`mortar keys create --help`). */
+export function keysHelp(action: string | undefined): string {
+  const known = action !== undefined && Object.hasOwn(KEYS_ACTIONS, action) ? KEYS_ACTIONS[action as keyof typeof KEYS_ACTIONS] : undefined
+  if (known === undefined) return KEYS_USAGE
+  return [`Usage: ${known.synopsis}`, ...known.about, HOME_LINE].join('\n')
+}
 
 /** `mortar keys …`: manage the API keys of a Mortar home. Holding the files is the authority here. */
 export function runKeysCommand(argv: string[], io: CliIo): number {
@@ -37,7 +63,7 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
 
   switch (action) {
     case 'create': {
-      if (values.name === undefined) throw new UsageError('keys create needs --name NAME.')
+      if (values.name === undefined) throw new UsageError('--name NAME is required.')
       const created = store.create({
         name: values.name,
         role: parseRole(values.role ?? 'member'),
@@ -64,18 +90,20 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
       return 0
     }
     case 'revoke': {
-      const revoked = store.revoke(onlyId(positionals, 'revoke'))
+      const revoked = store.revoke(onlyId(positionals))
       io.out(values.json ? JSON.stringify(revoked) : `Revoked ${revoked.id} (${revoked.name}). Requests with it are refused from now on; a running gateway ends its telemetry streams within a second or two.`)
       return 0
     }
     case 'rotate': {
-      const rotated = store.rotate(onlyId(positionals, 'rotate'))
+      const rotated = store.rotate(onlyId(positionals))
       print(rotated.record, rotated.key)
       if (!values.json) io.out(`The old key ${rotated.revoked.id} is revoked.`)
       return 0
     }
     default:
-      throw new UsageError(action === undefined ? 'keys needs an action.' : `Unknown keys action: ${action}.`)
+      throw new UsageError(
+        `${action === undefined ? 'which action?' : `unknown action ${action}.`} Use ${Object.keys(KEYS_ACTIONS).join(', ')}.`,
+      )
   }
 }
 
@@ -105,7 +133,7 @@ function parseExpiresIn(value: string | undefined): number | null | undefined {
   return days
 }
 
-function onlyId(positionals: string[], action: string): string {
-  if (positionals.length !== 1 || positionals[0] === undefined) throw new UsageError(`keys ${action} takes one key ID.`)
+function onlyId(positionals: string[]): string {
+  if (positionals.length !== 1 || positionals[0] === undefined) throw new UsageError(`needs one key ID (the ID column of mortar keys list); got ${positionals.length === 0 ? 'none' : positionals.join(' ')}.`)
   return positionals[0]
 }

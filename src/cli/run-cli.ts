@@ -1,14 +1,36 @@
 import { KeyStoreError } from '../gateway/auth/key-store'
 import { MORTAR_VERSION } from '../gateway/version'
 import { UsageError, type CliIo } from './cli-io'
-import { KEYS_USAGE, runKeysCommand } from './keys-command'
+import { asksForHelp, explainParseError } from './command-help'
+import { KEYS_ACTIONS, keysHelp, runKeysCommand } from './keys-command'
 import { SERVE_USAGE, startServe, type ServeEnvironment } from './serve-command'
 
 export const USAGE = `mortar ${MORTAR_VERSION}: a local OpenAI-compatible gateway.
 
-${SERVE_USAGE}
+Usage: mortar <command> [options]
 
-${KEYS_USAGE}`
+Commands:
+  serve           run the gateway (OpenAI base URL http://127.0.0.1:7313/v1, and the UI)
+  keys create     make an API key
+  keys list       list the API keys
+  keys revoke     revoke a key
+  keys rotate     replace a key
+  help [command]  a command's help (also: mortar <command> --help)
+
+Options: --help, -h; --version, -v
+
+Run \`mortar <command> --help\` for a command's options.`
+
+/** The help text and name of the command argv is about, for `--help` and for usage errors. */
+function commandOf(argv: readonly string[]): { name: string; help: string } {
+  const [command, action] = argv
+  if (command === 'serve') return { name: 'serve', help: SERVE_USAGE }
+  if (command === 'keys') {
+    const known = action !== undefined && Object.hasOwn(KEYS_ACTIONS, action)
+    return { name: known ? `keys ${action}` : 'keys', help: keysHelp(action) }
+  }
+  return { name: '', help: USAGE }
+}
 
 /**
  * Run one CLI invocation. `serve` resolves only when the gateway has shut down, which happens on
@@ -16,7 +38,12 @@ ${KEYS_USAGE}`
  */
 export async function runCli(argv: string[], io: CliIo, env: ServeEnvironment = {}): Promise<number> {
   const [command, ...rest] = argv
+  const { name, help } = commandOf(argv)
   try {
+    if ((command === 'serve' || command === 'keys') && asksForHelp(rest)) {
+      io.out(help)
+      return 0
+    }
     switch (command) {
       case 'serve':
         return await serveUntilSignalled(rest, io, env)
@@ -26,18 +53,23 @@ export async function runCli(argv: string[], io: CliIo, env: ServeEnvironment = 
       case '-v':
         io.out(MORTAR_VERSION)
         return 0
-      case undefined:
       case 'help':
+        io.out(commandOf(rest).help)
+        return 0
+      case undefined:
       case '--help':
       case '-h':
         io.out(USAGE)
         return command === undefined ? 2 : 0
       default:
-        throw new UsageError(`Unknown command: ${command}.`)
+        throw new UsageError(`unknown command ${command}.`)
     }
-  } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`mortar: ${(error as Error).message}\nRun \`mortar --help\` for usage.`)
+  } catch (caught) {
+    const error = explainParseError(caught, help)
+    if (error instanceof UsageError) {
+      const where = name === '' ? 'mortar' : `mortar ${name}`
+      io.err(`${where}: ${error.message}`)
+      io.err(`Run \`${where} --help\` for ${name === '' ? 'the commands' : 'its options'}.`)
       return 2
     }
     if (error instanceof KeyStoreError || error instanceof Error) {

@@ -61,7 +61,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       'capture-retention-days': { type: 'string' },
     },
   })
-  if (positionals.length > 0) throw new UsageError(`serve takes no arguments; got ${positionals.join(' ')}.`)
+  if (positionals.length > 0) throw new UsageError(`takes no arguments; got ${positionals.join(' ')}.`)
   const port = wholeNumber(values.port, '--port', 65_535)
   const tokensPerSecond = wholeNumber(values['scripted-tps'], '--scripted-tps', 1_000_000)
   const home = values.home ?? defaultHome()

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError, invalidRequest } from '../errors'
 import { recorderOf } from '../capture/exchange-recorder'
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth'
 import { readStream } from './read-stream'
 
 export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024
@@ -41,6 +42,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   const text = raw.toString('utf8')
   if (large) await yieldToEventLoop()
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
+  if (text.length > MAX_JSON_DEPTH && jsonNestsDeeperThan(text)) {
+    throw invalidRequest(`The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep, which the gateway does not accept.`, null, 'invalid_json')
+  }
   try {
     const value: unknown = JSON.parse(text)
     if (large) await yieldToEventLoop()

@@ -12,17 +12,35 @@ test.afterAll(async () => {
   await server?.stop()
 })
 
-test('the UI link connects with its key and takes the key out of the address bar', async ({ page }) => {
+test('the UI link signs in once: its tab stays signed in on reload, the link itself is then refused', async ({ page, browser }, testInfo) => {
   const link = await server.uiUrl()
-  expect(link).toMatch(/\/#key=mk_live_/)
+  // A one-time code, never a key: the URL ends up in the browser's history.
+  expect(link).toMatch(/\/#code=[A-Za-z0-9_-]{32}$/)
+  expect(link).not.toContain('mk_live_')
   await page.goto(link)
   await expect(page.getByTestId('nav-playground')).toBeVisible()
   await expect(page.getByTestId('gateway-status')).toHaveText('Gateway: ok')
   expect(page.url()).toBe(`${server.url}/`)
-  // The key stays with the tab (sessionStorage): a reload is still connected.
+  // The tab's credential lives in its sessionStorage: a reload is still signed in, with no code.
   await page.reload()
   await expect(page.getByTestId('nav-playground')).toBeVisible()
-  expect(page.url()).not.toContain('key=')
+  expect(page.url()).not.toContain('code=')
+
+  // The same link in another browser context (another profile, a synced history entry): refused.
+  const other = await browser.newContext()
+  try {
+    const stranger = await other.newPage()
+    await stranger.goto(link)
+    await expect(stranger.getByTestId('key-prompt')).toBeVisible()
+    await expect(stranger.getByTestId('key-error')).toContainText('This UI link is no longer valid: it was already used.')
+    expect(stranger.url()).toBe(`${server.url}/`)
+    await saveScreenshot(stranger, testInfo, 'ui-link-used')
+  } finally {
+    await other.close()
+  }
+  // The first tab is unaffected.
+  await page.reload()
+  await expect(page.getByTestId('nav-playground')).toBeVisible()
 })
 
 test('without a key the page asks for one, refuses a wrong one, and accepts the right one', async ({ page }, testInfo) => {
@@ -36,7 +54,7 @@ test('without a key the page asks for one, refuses a wrong one, and accepts the 
   await page.getByTestId('key-submit').click()
   await expect(page.getByTestId('key-error')).toContainText('refused')
 
-  await page.getByTestId('key-input').fill(await server.uiKey())
+  await page.getByTestId('key-input').fill(await server.firstRunKey())
   await page.getByTestId('key-submit').click()
   await expect(page.getByTestId('nav-playground')).toBeVisible()
 

@@ -5,7 +5,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import OpenAI from 'openai'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
-import { openUi, saveScreenshot } from './fixtures/ui'
+import { openUi, saveScreenshot, signInWithKey } from './fixtures/ui'
 
 const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
 
@@ -129,8 +129,7 @@ test('a member key sees why it cannot manage keys, instead of a broken panel', a
   const context = await browser.newContext()
   try {
     const page = await context.newPage()
-    await page.goto(`${server.url}/#key=${key}`)
-    await expect(page.getByTestId('nav-playground')).toBeVisible()
+    await signInWithKey(page, server, key)
     await page.getByTestId('nav-settings').click()
     const panel = page.getByTestId('settings-keys')
     await expect(panel).toHaveAttribute('data-access', 'forbidden')

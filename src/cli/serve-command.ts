@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util'
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
+import { UI_SIGN_IN_FRAGMENT } from '../shared/api/ui-sign-in'
+import { SIGN_IN_CODE_LIFETIME_MS } from '../gateway/auth/ui-sign-in'
 import { LOOPBACK_HOSTS } from '../gateway/http/host-allow-list'
 import type { ServeOverrides } from '../gateway/config/build-catalog'
 import type { CompletionObserver } from '../gateway/pipeline/completion-context'
@@ -102,8 +104,8 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     const firstKey = server.keys.createIfNone({ name: 'default', role: 'owner' })
     io.out(`Mortar ${MORTAR_VERSION}: gateway listening on ${server.url}`)
     io.out(`  OpenAI base URL: ${server.url}/v1`)
-    // The browser UI's key for this launch only, in the fragment: browsers never send it to servers.
-    io.out(`  UI:              ${server.url}/#key=${server.keys.createEphemeral('ui')}`)
+    // A one-time code, not a key: URLs stay in browser history (docs/security.md).
+    io.out(`  UI:              ${server.url}/#${UI_SIGN_IN_FRAGMENT}=${server.gateway.signInCodes.issue()}  (signs in once, within ${SIGN_IN_CODE_LIFETIME_MS / 60_000} minutes)`)
     io.out(`  Home:            ${home}`)
     io.out(`  Traffic capture: ${describeCapture(server.gateway.capture.status())}`)
     for (const model of server.catalog.current().list().data) {

@@ -3,6 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express from 'express'
 import { authenticator, principalOf, rememberPrincipal } from './auth/authenticate'
 import { KeyBoundStreams } from './auth/key-bound-streams'
+import { UiSignInCodes } from './auth/ui-sign-in'
 import type { KeyStore } from './auth/key-store'
 import type { ModelCatalog } from './config/model-catalog'
 import { GatewayError } from './errors'
@@ -18,6 +19,8 @@ import { getModel, listModels } from './routes/models'
 import { stopGeneration } from './routes/stop-generation'
 import { telemetryStream } from './routes/telemetry'
 import { keysRouter } from './routes/keys'
+import { uiSignIn } from './routes/ui-sign-in'
+import { UI_SIGN_IN_PATH } from '../shared/api/ui-sign-in'
 import { InFlightDedupe } from './pipeline/in-flight-dedupe'
 import { TelemetryBus } from './telemetry/telemetry-bus'
 import { TRAFFIC_BASE } from '../shared/api/traffic'
@@ -65,6 +68,8 @@ export interface Gateway {
   dedupe: InFlightDedupe
   telemetry: TelemetryBus
   capture: TrafficCapture
+  /** The one-time codes of the UI links `mortar serve` prints. */
+  signInCodes: UiSignInCodes
   /** Stop every live generation (streams end with `[DONE]`) and wait until all have ended. */
   drain(): Promise<void>
 }
@@ -80,6 +85,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   const dedupe = new InFlightDedupe()
   const telemetry = new TelemetryBus()
   const keyBound = new KeyBoundStreams(config.keys)
+  const signInCodes = new UiSignInCodes(config.keys)
   const { catalog } = config
   const capture = config.capture ?? new TrafficCapture('off', DEFAULT_MEMORY_LIMITS, undefined)
   const currentCatalog = typeof catalog === 'function' ? catalog : () => catalog
@@ -121,6 +127,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   })
 
   app.get('/health', health(currentCatalog))
+  app.post(UI_SIGN_IN_PATH, uiSignIn(signInCodes))
 
   const v1 = express.Router()
   v1.use((req, _res, next) => {
@@ -167,6 +174,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     dedupe,
     telemetry,
     capture,
+    signInCodes,
     stats: () => ({
       liveGenerations: generations.size,
       dedupeGroups: dedupe.size,

@@ -121,7 +121,8 @@ describe.skipIf(!built)('the packaged app (a Linux dir build around a stand-in E
         child.once('exit', (code) => reject(new Error(`the packaged gateway exited (${code}): ${stderr.join('')}`)))
         lines.on('line', (line) => {
           url ??= /listening on (http:\/\/\S+)/.exec(line)?.[1]
-          const key = /#key=(mk_live_[A-Za-z0-9]+)/.exec(line)?.[1]
+          // The first-run owner key, printed on a line of its own after the URLs.
+          const key = /^\s+(mk_live_[A-Za-z0-9]+)$/.exec(line)?.[1]
           if (url !== undefined && key !== undefined) resolveStart({ url, key })
         })
       })

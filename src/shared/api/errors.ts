@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'invalid_api_key'
   | 'expired_api_key'
   | 'revoked_api_key'
+  | 'invalid_sign_in_code'
   | 'model_not_found'
   | 'model_not_available'
   | 'request_too_large'

@@ -6,7 +6,7 @@ interface KeyPromptProps {
   onSubmit(key: string): void
 }
 
-/** A browser tab opened without the `#key=` fragment `mortar serve` prints. */
+/** A browser tab with no credential yet: opened without the UI link `mortar serve` prints, or with a used one. */
 export function KeyPrompt({ problem, onSubmit }: KeyPromptProps) {
   const [key, setKey] = useState('')
   return (
@@ -20,7 +20,7 @@ export function KeyPrompt({ problem, onSubmit }: KeyPromptProps) {
     >
       <h2>Connect to this gateway</h2>
       <p>
-        Open the <strong>UI</strong> link <code>mortar serve</code> printed (it carries a key for this launch), or paste an API
+        Open the <strong>UI</strong> link <code>mortar serve</code> printed (it signs in one tab, once), or paste an API
         key. It is kept in this tab only, until the tab closes.
       </p>
       <input

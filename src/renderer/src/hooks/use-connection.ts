@@ -13,9 +13,9 @@ export type ConnectionState =
  * speaks to API clients; a tab's user needs to know what happened and where a fresh link is.
  */
 export const KEY_NO_LONGER_VALID =
-  'This tab\'s key is no longer valid: the gateway refused it. The key in a UI link lasts one launch of `mortar serve`, ' +
+  'This tab\'s key is no longer valid: the gateway refused it. Signing in with a UI link lasts one launch of `mortar serve`, ' +
   'so the gateway has probably restarted (or the key was revoked or expired). Open the `UI:` link `mortar serve` printed ' +
-  'when it started, or paste an API key (create one with `mortar keys create --name NAME`, or in Settings → API keys).'
+  'when it started (each link signs in once), or paste an API key (create one with `mortar keys create --name NAME`, or in Settings → API keys).'
 
 /**
  * Finds the gateway and a key (lib/desktop.ts decides how), then proves the key with
@@ -43,7 +43,7 @@ export function useConnection(): {
     void (async () => {
       try {
         const source = await resolveConnection()
-        if (source.kind === 'needs-key') return set({ kind: 'needs-key', problem: null })
+        if (source.kind === 'needs-key') return set({ kind: 'needs-key', problem: source.problem ?? null })
         if (source.kind === 'unavailable') return set({ kind: 'unavailable', message: source.message })
         // Until the key is proven, a 401 is the proof's answer (handled below), not a dead key.
         let proven = false

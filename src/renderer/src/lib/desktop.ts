@@ -2,7 +2,7 @@
 // `window.mortar` there) or in a plain browser tab opened on `mortar serve`. Everything else
 // asks this module and stays the same in both:
 // - where the gateway is and which key to use (IPC in Electron; the page's origin and the key
-//   from the `#key=` fragment, or typed in, in a browser);
+//   traded for the UI link's one-time `#code=`, or typed in, in a browser);
 // - where settings live (main's settings.json over IPC; localStorage, UI preferences only);
 // - what only main can do (testing a model server, relaunching), null in a browser.
 // API keys are not here: both manage them over the gateway's HTTP API (/v1/keys, gateway-client.ts).
@@ -11,6 +11,8 @@ import {
   settingsFromStored,
   type DesktopSettings,
 } from '../../../shared/desktop-settings'
+import type { ErrorEnvelope } from '../../../shared/api/errors'
+import { UI_SIGN_IN_FRAGMENT, UI_SIGN_IN_PATH, type UiSignInResponse } from '../../../shared/api/ui-sign-in'
 import type { ModelServerCheck, MortarDesktopApi } from '../../../shared/ipc'
 
 export interface Connection {
@@ -21,7 +23,7 @@ export interface Connection {
 
 export type ConnectionSource =
   | { kind: 'ready'; connection: Connection; origin: 'desktop' | 'fragment' | 'session' }
-  | { kind: 'needs-key'; baseUrl: string }
+  | { kind: 'needs-key'; baseUrl: string; problem?: string }
   | { kind: 'unavailable'; message: string }
 
 const KEY_STORAGE = 'mortar.key'
@@ -48,18 +50,42 @@ export async function gatewayBaseUrl(): Promise<string> {
 }
 
 /**
- * `mortar serve` prints the UI's URL with `#key=…`: fragments never reach a server or its logs.
- * The key moves to sessionStorage (this tab only, gone when it closes) and leaves the address
- * bar, so it is not bookmarked, shared in a screenshot or kept in history.
+ * `mortar serve` prints the UI's URL with `#code=…`: a one-time sign-in code, not a key, because
+ * the URL stays in the browser's history (and history sync may carry it off the machine). The
+ * code leaves the address bar at once and is traded once (POST /ui/sign-in) for this tab's
+ * credential, kept in sessionStorage: this tab only, a reload stays signed in, gone when it closes.
  */
-function takeKeyFromFragment(): string | undefined {
-  const fragment = window.location.hash.replace(/^#/, '')
-  if (fragment === '') return undefined
-  const key = new URLSearchParams(fragment).get('key')
-  if (key === null || key === '') return undefined
-  sessionStorage.setItem(KEY_STORAGE, key)
+function takeCodeFromFragment(): string | undefined {
+  const code = fragmentCode()
+  if (code === undefined) return undefined
   window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search)
-  return key
+  return code
+}
+
+function fragmentCode(): string | undefined {
+  const code = new URLSearchParams(window.location.hash.replace(/^#/, '')).get(UI_SIGN_IN_FRAGMENT)
+  return code === null || code === '' ? undefined : code
+}
+
+type SignIn = { ok: true } | { ok: false; problem: string }
+
+// One trade per code, however many times the connection is resolved meanwhile (React runs effects
+// twice in development; the second run must wait for the first's trade, not find no code).
+let pendingSignIn: Promise<SignIn> | undefined
+
+async function signIn(code: string): Promise<SignIn> {
+  const response = await fetch(UI_SIGN_IN_PATH, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ code }),
+    cache: 'no-store',
+  })
+  const body = (await response.json().catch(() => undefined)) as Partial<UiSignInResponse & ErrorEnvelope> | undefined
+  if (response.ok && typeof body?.key === 'string') {
+    sessionStorage.setItem(KEY_STORAGE, body.key)
+    return { ok: true }
+  }
+  return { ok: false, problem: body?.error?.message ?? `The gateway refused this UI link (HTTP ${response.status}).` }
 }
 
 /** Where the gateway is and which key to use, as far as can be known without asking it. */
@@ -70,10 +96,21 @@ export async function resolveConnection(): Promise<ConnectionSource> {
     if (!info.ok || info.key === null) return { kind: 'unavailable', message: info.error ?? 'The gateway is not running.' }
     return { kind: 'ready', connection: { baseUrl: info.url.replace(/\/+$/, ''), key: info.key }, origin: 'desktop' }
   }
-  const fromFragment = takeKeyFromFragment()
-  if (fromFragment !== undefined) return { kind: 'ready', connection: { baseUrl: '', key: fromFragment }, origin: 'fragment' }
+  const code = takeCodeFromFragment()
+  if (code !== undefined) {
+    pendingSignIn = signIn(code).finally(() => {
+      pendingSignIn = undefined
+    })
+  }
+  const signingIn = pendingSignIn
+  if (signingIn !== undefined) {
+    const result = await signingIn
+    if (!result.ok) return { kind: 'needs-key', baseUrl: '', problem: result.problem }
+  }
   const stored = sessionStorage.getItem(KEY_STORAGE)
-  if (stored !== null && stored !== '') return { kind: 'ready', connection: { baseUrl: '', key: stored }, origin: 'session' }
+  if (stored !== null && stored !== '') {
+    return { kind: 'ready', connection: { baseUrl: '', key: stored }, origin: signingIn !== undefined ? 'fragment' : 'session' }
+  }
   return { kind: 'needs-key', baseUrl: '' }
 }
 
@@ -84,7 +121,7 @@ export async function resolveConnection(): Promise<ConnectionSource> {
 export function onNewUiLink(listener: () => void): () => void {
   if (desktopApi() !== undefined) return () => {}
   const handle = () => {
-    if (new URLSearchParams(window.location.hash.replace(/^#/, '')).get('key')) listener()
+    if (fragmentCode() !== undefined) listener()
   }
   window.addEventListener('hashchange', handle)
   return () => window.removeEventListener('hashchange', handle)

@@ -76,9 +76,13 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
   })
   // Flags win over config.json, which wins over the defaults.
   const fromConfig = catalog.capture()
-  const capture = openCapture(options.capture ?? fromConfig.mode ?? DEFAULT_CAPTURE_MODE, options.home, {
+  const capture = await openCapture(options.capture ?? fromConfig.mode ?? DEFAULT_CAPTURE_MODE, options.home, {
     ...limitsOfConfig(fromConfig),
     ...options.captureLimits,
+  }).catch((error: unknown) => {
+    keys.close()
+    catalog.close()
+    throw error
   })
   const gateway = createGateway({
     keys,
@@ -104,7 +108,13 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     },
     gateway.handler,
   )
-  await listen(server, options.port, options.host)
+  await listen(server, options.port, options.host).catch((error: unknown) => {
+    // Nothing started: release the files (the capture database among them) for the next attempt.
+    keys.close()
+    catalog.close()
+    capture.close()
+    throw error
+  })
   const port = (server.address() as AddressInfo).port
   const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host
   let closing: Promise<void> | undefined

@@ -153,6 +153,16 @@ test('exports: curl and SDK code that repeat the request, and the frames as JSON
   await writeFile(file, code)
   const sdkRun = await run(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, MORTAR_API_KEY: key }, cwd: testInfo.outputDir })
   expect(sdkRun.stdout).toContain("It's exported")
+
+  // Plain fetch, run with Node: the same reply, no dependencies. Python: offered beside it.
+  await page.getByTestId('export-fetch').click()
+  await expect(output).toHaveAttribute('data-format', 'fetch')
+  const fetchFile = testInfo.outputPath('exported-fetch.mjs')
+  await writeFile(fetchFile, (await output.textContent()) ?? '')
+  const fetchRun = await run(process.execPath, [fetchFile], { env: { ...process.env, MORTAR_API_KEY: key } })
+  expect(fetchRun.stdout).toContain("It's exported")
+  await page.getByTestId('export-python').click()
+  await expect(output).toContainText(`OpenAI(base_url="${server.url}/v1", api_key=os.environ["MORTAR_API_KEY"])`)
 })
 
 test('a non-streamed request with in-flight dedupe: the JSON body, its parsed view and the dedupe header', async ({ page }) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { RecordedRequest } from './exchange'
-import { baseUrlOf, shellQuote, toCurl, toJsonl, toOpenAiSdkTypeScript } from './exports'
+import { baseUrlOf, shellQuote, toCurl, toJsonl } from './exports'
 import { StreamFrameRecorder } from './stream-frames'
 
 const request: RecordedRequest = {
@@ -42,27 +42,7 @@ describe('toJsonl', () => {
   })
 })
 
-describe('toOpenAiSdkTypeScript', () => {
-  it('streams with the same body and headers, and the key from the environment', () => {
-    const code = toOpenAiSdkTypeScript(request)
-    expect(code).toContain(`baseURL: "http://127.0.0.1:7313/v1"`)
-    expect(code).toContain('apiKey: process.env.MORTAR_API_KEY')
-    expect(code).toContain('"X-Mortar-Session": "my-agent"')
-    expect(code).toContain('for await (const chunk of stream)')
-    expect(code).toContain(`"content": "It's a test"`)
-  })
-
-  it('says stream: true explicitly, since the SDK leaves it out', () => {
-    const code = toOpenAiSdkTypeScript({ ...request, body: { messages: [] }, headers: {} })
-    expect(code).toContain('"stream": true')
-    expect(code).not.toContain('headers:')
-  })
-
-  it('prints the completion of a non-streamed request', () => {
-    const code = toOpenAiSdkTypeScript({ ...request, body: { ...request.body, stream: false } })
-    expect(code).toContain('const completion = await client.chat.completions.create(')
-  })
-
+describe('baseUrlOf', () => {
   it('derives the base URL', () => {
     expect(baseUrlOf('http://h:1/v1/chat/completions')).toBe('http://h:1/v1')
   })

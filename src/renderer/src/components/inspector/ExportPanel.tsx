@@ -1,16 +1,26 @@
 import { useMemo, useState } from 'react'
 import type { RecordedExchange } from '../../../../shared/inspector/exchange'
-import { toCurl, toJsonl, toOpenAiSdkTypeScript } from '../../../../shared/inspector/exports'
+import { toFetch, toOpenAiSdkPython, toOpenAiSdkTypeScript } from '../../../../shared/inspector/export-code'
+import { toCurl, toJsonl } from '../../../../shared/inspector/exports'
 import type { StreamFrame } from '../../../../shared/inspector/stream-frames'
 import { CopyButton } from '../common/CopyButton'
 
-type Format = 'curl' | 'jsonl' | 'sdk'
+type Format = 'curl' | 'jsonl' | 'sdk' | 'python' | 'fetch'
 
 const FORMATS: ReadonlyArray<{ id: Format; label: string; file: string; type: string }> = [
   { id: 'curl', label: 'curl', file: 'request.sh', type: 'text/x-shellscript' },
-  { id: 'jsonl', label: 'Frames (JSONL)', file: 'frames.jsonl', type: 'application/jsonl' },
   { id: 'sdk', label: 'OpenAI SDK (TypeScript)', file: 'request.ts', type: 'text/typescript' },
+  { id: 'python', label: 'OpenAI SDK (Python)', file: 'request.py', type: 'text/x-python' },
+  { id: 'fetch', label: 'fetch (JavaScript)', file: 'request.mjs', type: 'text/javascript' },
+  { id: 'jsonl', label: 'Frames (JSONL)', file: 'frames.jsonl', type: 'application/jsonl' },
 ]
+
+const EXPORTERS: Record<Exclude<Format, 'jsonl'>, (request: RecordedExchange['request']) => string> = {
+  curl: toCurl,
+  sdk: toOpenAiSdkTypeScript,
+  python: toOpenAiSdkPython,
+  fetch: toFetch,
+}
 
 interface ExportPanelProps {
   exchange: RecordedExchange
@@ -27,13 +37,12 @@ function download(text: string, file: string, type: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 1_000)
 }
 
-/** The request as curl or SDK code (the key comes from $MORTAR_API_KEY), the frames as JSONL. */
+/** The request as curl, SDK or fetch code (the key comes from $MORTAR_API_KEY), the frames as JSONL. */
 export function ExportPanel({ exchange, frames, frameCount }: ExportPanelProps) {
   const [format, setFormat] = useState<Format>('curl')
   const text = useMemo(() => {
-    if (format === 'curl') return toCurl(exchange.request)
-    if (format === 'sdk') return toOpenAiSdkTypeScript(exchange.request)
-    return toJsonl(frames.slice(0, frameCount))
+    if (format === 'jsonl') return toJsonl(frames.slice(0, frameCount))
+    return EXPORTERS[format](exchange.request)
   }, [format, exchange.request, frames, frameCount])
   const current = FORMATS.find((f) => f.id === format) ?? FORMATS[0]!
   return (

@@ -16,6 +16,12 @@ export function telemetryStream(bus: TelemetryBus, keyBound: KeyBoundStreams): R
   return (req, res) => {
     const { session, model } = req.query
     const principal = principalOf(req)
+    // First, so that a key or organization over its cap gets a plain 429, before any SSE header.
+    const unsubscribe = bus.subscribe(
+      principal,
+      { session: typeof session === 'string' ? session : undefined, model: typeof model === 'string' ? model : undefined },
+      res,
+    )
     const writer = new SseWriter(res)
     writer.open()
     void writer.comment('connected')
@@ -23,11 +29,6 @@ export function telemetryStream(bus: TelemetryBus, keyBound: KeyBoundStreams): R
       void writer.data(JSON.stringify(keyRefused(validity === 'unknown' ? 'invalid' : validity).toEnvelope()))
       writer.abandon()
     })
-    const unsubscribe = bus.subscribe(
-      principal.org,
-      { session: typeof session === 'string' ? session : undefined, model: typeof model === 'string' ? model : undefined },
-      res,
-    )
     const keepalive = setInterval(() => void writer.comment('ping'), KEEPALIVE_MS)
     res.on('close', () => {
       clearInterval(keepalive)

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { TelemetryEvent } from '../../shared/api/telemetry'
+import { GatewayError } from '../errors'
 
 export interface TelemetryFilter {
   session?: string | undefined
@@ -8,9 +9,30 @@ export interface TelemetryFilter {
 
 interface Subscriber {
   org: string
+  keyId: string
   filter: TelemetryFilter
   res: ServerResponse
 }
+
+/**
+ * At most this many open subscriptions per key and per organization: each one costs every
+ * publish a write and up to SUBSCRIBER_BUFFER_LIMIT of memory while unread, so an uncapped key
+ * could slow every request down (1,000 unread subscriptions took throughput from ~2,200 to ~21
+ * requests/s). A UI tab or a dashboard needs one.
+ */
+export const MAX_SUBSCRIPTIONS_PER_KEY = 16
+export const MAX_SUBSCRIPTIONS_PER_ORG = 64
+
+const tooManySubscriptions = (scope: 'key' | 'organization', limit: number) =>
+  new GatewayError({
+    status: 429,
+    type: 'rate_limit_error',
+    code: 'too_many_subscriptions',
+    message:
+      `This ${scope} already has ${limit} open /v1/telemetry subscriptions, the most the gateway allows. ` +
+      'Close one (end its request) before opening another.',
+    retryable: false,
+  })
 
 /** Past this much unsent output, a subscriber is too slow and is dropped. */
 export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024
@@ -23,6 +45,8 @@ export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024
  */
 export class TelemetryBus {
   private readonly subscribers = new Set<Subscriber>()
+  private readonly perKey = new Counter()
+  private readonly perOrg = new Counter()
 
   get size(): number {
     return this.subscribers.size
@@ -30,15 +54,32 @@ export class TelemetryBus {
 
   /** How many subscribers an organization has (for tests and the status of the gateway). */
   subscriberCount(org: string): number {
-    let count = 0
-    for (const subscriber of this.subscribers) if (subscriber.org === org) count++
-    return count
+    return this.perOrg.of(org)
   }
 
-  subscribe(org: string, filter: TelemetryFilter, res: ServerResponse): () => void {
-    const subscriber: Subscriber = { org, filter, res }
+  /**
+   * Adds a subscriber; returns the function that removes it. Throws a 429 GatewayError, before
+   * anything is written, when the key or its organization has as many as it may.
+   */
+  subscribe(principal: { org: string; keyId: string }, filter: TelemetryFilter, res: ServerResponse): () => void {
+    const { org, keyId } = principal
+    if (this.perKey.of(keyId) >= MAX_SUBSCRIPTIONS_PER_KEY) throw tooManySubscriptions('key', MAX_SUBSCRIPTIONS_PER_KEY)
+    if (this.perOrg.of(org) >= MAX_SUBSCRIPTIONS_PER_ORG) throw tooManySubscriptions('organization', MAX_SUBSCRIPTIONS_PER_ORG)
+    const subscriber: Subscriber = { org, keyId, filter, res }
+    this.add(subscriber)
+    return () => this.remove(subscriber)
+  }
+
+  private add(subscriber: Subscriber): void {
     this.subscribers.add(subscriber)
-    return () => this.subscribers.delete(subscriber)
+    this.perKey.add(subscriber.keyId, 1)
+    this.perOrg.add(subscriber.org, 1)
+  }
+
+  private remove(subscriber: Subscriber): void {
+    if (!this.subscribers.delete(subscriber)) return
+    this.perKey.add(subscriber.keyId, -1)
+    this.perOrg.add(subscriber.org, -1)
   }
 
   publish(event: TelemetryEvent): void {
@@ -50,14 +91,29 @@ export class TelemetryBus {
       if (filter.session !== undefined && filter.session !== event.session) continue
       if (filter.model !== undefined && filter.model !== event.model) continue
       frame ??= `data: ${JSON.stringify(event)}\n\n`
-      if (!sendToSubscriber(res, frame)) this.subscribers.delete(subscriber)
+      if (!sendToSubscriber(res, frame)) this.remove(subscriber)
     }
   }
 
   /** End every subscription (shutdown), so their connections close. */
   closeAll(): void {
     for (const { res } of this.subscribers) if (!res.writableEnded) res.end()
-    this.subscribers.clear()
+    for (const subscriber of [...this.subscribers]) this.remove(subscriber)
+  }
+}
+
+/** Counts by name, forgetting a name whose count is back to zero. */
+class Counter {
+  private readonly counts = new Map<string, number>()
+
+  of(name: string): number {
+    return this.counts.get(name) ?? 0
+  }
+
+  add(name: string, delta: number): void {
+    const count = this.of(name) + delta
+    if (count === 0) this.counts.delete(name)
+    else this.counts.set(name, count)
   }
 }
 

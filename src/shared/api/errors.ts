@@ -10,6 +10,7 @@ export type ErrorType =
   | 'not_found_error'
   | 'permission_error'
   | 'conflict_error'
+  | 'rate_limit_error'
   | 'upstream_error'
   | 'server_error'
 
@@ -35,6 +36,7 @@ export type ErrorCode =
   | 'last_owner'
   | 'key_file_error'
   | 'key_file_busy'
+  | 'too_many_subscriptions'
   | 'exchange_not_found'
   | 'upstream_error'
   | 'upstream_unavailable'

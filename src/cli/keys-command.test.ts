@@ -27,7 +27,22 @@ describe('mortar keys', () => {
     out = []
     expect(await run('keys', 'list')).toBe(0)
     expect(out.join('\n')).not.toContain(key!)
-    expect(out[1]).toMatch(/laptop\tacme\tadmin\tmk_live_\w{4}…\w{4}\tactive\t/)
+    expect(out[1]).toMatch(/laptop\tacme\tadmin\tgateway\tmk_live_\w{4}…\w{4}\tactive\t/)
+  })
+
+  it('gives a key its own dialect with --dialect, shows it, and keeps it when rotating', async () => {
+    expect(await run('keys', 'create', '--name', 'ai-sdk', '--dialect', 'openai')).toBe(0)
+    expect(out.join('\n')).toMatch(/Dialect: openai/)
+    out = []
+    await run('keys', 'list')
+    expect(out[0]).toBe('ID\tNAME\tORG\tROLE\tDIALECT\tKEY\tSTATUS\tEXPIRES')
+    expect(out[1]).toMatch(/\tai-sdk\tdefault\tmember\topenai\t/)
+    const id = out[1]!.split('\t')[0]!
+    out = []
+    await run('keys', 'rotate', id, '--json')
+    expect(JSON.parse(out[0]!)).toMatchObject({ name: 'ai-sdk', dialect: 'openai', rotatedFrom: id })
+    expect(await run('keys', 'create', '--name', 'x', '--dialect', 'anthropic')).toBe(2)
+    expect(err.join('\n')).toContain('--dialect takes mortar or openai; got "anthropic"')
   })
 
   it('defaults to 30 days, takes --expires-in never', async () => {

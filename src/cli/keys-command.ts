@@ -4,22 +4,25 @@ import { KeyStore } from '../gateway/auth/key-store'
 import { keyStatus, ROLES, type KeyRecord, type Role } from '../gateway/auth/key-records'
 import { UsageError, type CliIo } from './cli-io'
 import { defaultHome } from './home'
+import { parseDialect } from './parse-dialect'
 
 /** Each `mortar keys` action: its synopsis and what it does (the help text is made from these). */
 export const KEYS_ACTIONS = {
   create: {
-    synopsis: 'mortar keys create --name NAME [--role owner|admin|member] [--org ORG] [--expires-in DAYS|never] [--json]',
+    synopsis: 'mortar keys create --name NAME [--role owner|admin|member] [--org ORG] [--expires-in DAYS|never] [--dialect mortar|openai] [--json]',
     about: [
       'Makes an API key and prints it once (only its hash is stored).',
       '  --name: what it is for (shown in Traffic); --role: default member; --org: default `default`;',
-      '  --expires-in: days until it expires, default 30, or never; --json: print it as JSON.',
+      '  --expires-in: days until it expires, default 30, or never; --json: print it as JSON;',
+      "  --dialect: the API dialect its requests get, whatever the gateway's (openai: OpenAI's defaults,",
+      "    for clients such as the AI SDK); left out, the key gets the gateway's.",
     ],
   },
   list: { synopsis: 'mortar keys list [--json]', about: ['Lists the keys (hints only, never the keys) with their status.'] },
   revoke: { synopsis: 'mortar keys revoke ID', about: ['Revokes a key: requests with it are refused from then on, even by a running gateway.'] },
   rotate: {
     synopsis: 'mortar keys rotate ID [--json]',
-    about: ['Revokes a key and makes its replacement (same name, role and org), printed once.'],
+    about: ['Revokes a key and makes its replacement (same name, role, org and dialect), printed once.'],
   },
 } as const satisfies Record<string, { synopsis: string; about: readonly string[] }>
 
@@ -52,6 +55,7 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
       role: { type: 'string' },
       org: { type: 'string' },
       'expires-in': { type: 'string' },
+      dialect: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   })
@@ -69,6 +73,7 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
         role: parseRole(values.role ?? 'member'),
         ...(values.org !== undefined ? { org: values.org } : {}),
         expiresInDays: parseExpiresIn(values['expires-in']),
+        ...(values.dialect !== undefined ? { dialect: parseDialect(values.dialect) } : {}),
       })
       print(created.record, created.key)
       return 0
@@ -83,9 +88,9 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
         io.out('No keys yet. Create one with: mortar keys create --name NAME')
         return 0
       }
-      io.out(['ID', 'NAME', 'ORG', 'ROLE', 'KEY', 'STATUS', 'EXPIRES'].join('\t'))
+      io.out(['ID', 'NAME', 'ORG', 'ROLE', 'DIALECT', 'KEY', 'STATUS', 'EXPIRES'].join('\t'))
       for (const r of records) {
-        io.out([r.id, r.name, r.org, r.role, r.hint, keyStatus(r, new Date()), r.expiresAt ?? 'never'].join('\t'))
+        io.out([r.id, r.name, r.org, r.role, describeDialect(r), r.hint, keyStatus(r, new Date()), r.expiresAt ?? 'never'].join('\t'))
       }
       return 0
     }
@@ -113,11 +118,17 @@ function describe(record: KeyRecord, key?: string): string {
     `Name:    ${record.name}`,
     `Org:     ${record.org}`,
     `Role:    ${record.role}`,
+    `Dialect: ${describeDialect(record)}`,
     `Expires: ${record.expiresAt ?? 'never'}`,
   ]
   if (key !== undefined) lines.unshift(`Key:     ${key}`, '         (shown once: copy it now; Mortar keeps only its hash)')
   else lines.push(`Key:     ${record.hint}`)
   return lines.join('\n')
+}
+
+/** A key without its own dialect gets the gateway's: say so rather than print nothing. */
+function describeDialect(record: KeyRecord): string {
+  return record.dialect ?? 'gateway'
 }
 
 function parseRole(value: string): Role {

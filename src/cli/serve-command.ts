@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { UI_SIGN_IN_FRAGMENT } from '../shared/api/ui-sign-in'
 import { SIGN_IN_CODE_LIFETIME_MS } from '../gateway/auth/ui-sign-in'
+import { DIALECTS } from '../shared/api/dialect'
 import { LOOPBACK_HOSTS } from '../gateway/http/host-allow-list'
 import type { ServeOverrides } from '../gateway/config/build-catalog'
 import type { CompletionObserver } from '../gateway/pipeline/completion-context'
@@ -10,11 +11,12 @@ import { DEFAULT_HOST, DEFAULT_PORT, startGatewayServer, type GatewayServer, typ
 import { MORTAR_VERSION } from '../gateway/version'
 import { UsageError, type CliIo } from './cli-io'
 import { defaultHome } from './home'
+import { parseDialect } from './parse-dialect'
 
 export const SERVE_USAGE = `Usage:
   mortar serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--home DIR] [--scripted-tps N] [--allow-host NAME]… [--allow-origin ORIGIN]…
                [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-idle-timeout SECONDS] [--upstream-model NAME]
-               [--optimizer shadow|on|off]
+               [--optimizer shadow|on|off] [--dialect ${DIALECTS.join('|')}]
                [--capture off|memory|disk] [--capture-max-mb N] [--capture-max-exchanges N] [--capture-retention-days N]
   --port 0 picks a free port; the URL is printed.
   --scripted-tps paces the scripted model (tokens per second, 0 = as fast as possible).
@@ -31,6 +33,9 @@ export const SERVE_USAGE = `Usage:
     disk: SQLite in the home directory, kept across restarts; off: live events only).
   --capture-max-mb, --capture-max-exchanges: the store's limits (memory: 64 MiB, 5000; disk: 512 MiB,
     100000); --capture-retention-days: how long disk keeps exchanges (default 7). docs/traffic.md.
+  --dialect: the API dialect for keys that don't choose one, unless config.json names one (default
+    mortar, the spec's: \`stream\` defaults to true; openai: OpenAI's defaults, for clients such as
+    the AI SDK or LlamaIndex; docs/api-decisions.md#dialects).
   Models and deployments beyond that: <home>/config.json (docs/configuration.md).`
 
 export interface ServeEnvironment {
@@ -61,6 +66,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       'capture-max-mb': { type: 'string' },
       'capture-max-exchanges': { type: 'string' },
       'capture-retention-days': { type: 'string' },
+      dialect: { type: 'string' },
     },
   })
   if (positionals.length > 0) throw new UsageError(`takes no arguments; got ${positionals.join(' ')}.`)
@@ -72,6 +78,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     throw new UsageError(`--optimizer takes shadow, on or off; got ${JSON.stringify(optimizerMode)}.`)
   }
   const capture = captureOptions(values)
+  const dialect = values.dialect === undefined ? undefined : parseDialect(values.dialect)
   const upstream = upstreamOverride(
     values.upstream,
     { timeout: values['upstream-timeout'], idleTimeout: values['upstream-idle-timeout'], model: values['upstream-model'] },
@@ -85,6 +92,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     scriptedTokensPerSecond: tokensPerSecond,
     optimizerMode,
     ...capture,
+    ...(dialect !== undefined ? { dialect } : {}),
     allowedHosts: values['allow-host'],
     allowedOrigins: values['allow-origin'],
     ...(upstream !== undefined ? { upstream } : {}),
@@ -108,6 +116,8 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     io.out(`  UI:              ${server.url}/#${UI_SIGN_IN_FRAGMENT}=${server.gateway.signInCodes.issue()}  (signs in once, within ${SIGN_IN_CODE_LIFETIME_MS / 60_000} minutes)`)
     io.out(`  Home:            ${home}`)
     io.out(`  Traffic capture: ${describeCapture(server.gateway.capture.status())}`)
+    const gatewayDialect = server.catalog.dialect()
+    io.out(`  Dialect:         ${gatewayDialect.dialect} (${DIALECT_SOURCES[gatewayDialect.source]}; a key's own dialect wins)`)
     for (const model of server.catalog.current().list().data) {
       io.out(`  Model:           ${model.id} (${describeDeployment(model.deployment, upstream, tokensPerSecond)})`)
     }
@@ -163,6 +173,7 @@ function captureOptions(values: {
     },
   }
 }
+const DIALECT_SOURCES = { 'config.json': 'from config.json', '--dialect': 'from --dialect', default: 'the default' } as const
 
 function wholeNumber(value: string, flag: string, max: number): number {
   const n = Number(value)

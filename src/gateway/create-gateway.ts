@@ -29,6 +29,7 @@ import { recorderOf } from './capture/exchange-recorder'
 import { TrafficCapture } from './capture/traffic-capture'
 import { trafficRouter } from './routes/traffic'
 import type { CompletionObserver } from './pipeline/completion-context'
+import { DEFAULT_DIALECT, type Dialect } from '../shared/api/dialect'
 
 export interface GatewayConfig {
   keys: KeyStore
@@ -38,6 +39,8 @@ export interface GatewayConfig {
   pingIntervalMs?: number
   /** Told of every accepted generation, however it ended, a refused start included (the telemetry stream builds on it). */
   onCompletion?: CompletionObserver
+  /** The dialect for keys that don't choose their own (or a function giving the current one); `mortar` when left out. */
+  dialect?: Dialect | (() => Dialect)
   /** Per-organization settings, such as their optimizer default (from config.json). */
   organizations?: () => Readonly<Record<string, { optimize?: 'on' | 'off' | undefined }>>
   /** Host names to answer to besides localhost, 127.0.0.1 and [::1]. */
@@ -89,6 +92,8 @@ export function createGateway(config: GatewayConfig): Gateway {
   const { catalog } = config
   const capture = config.capture ?? new TrafficCapture('off', DEFAULT_MEMORY_LIMITS, undefined)
   const currentCatalog = typeof catalog === 'function' ? catalog : () => catalog
+  const { dialect = DEFAULT_DIALECT } = config
+  const currentDialect = typeof dialect === 'function' ? dialect : () => dialect
 
   // The front door, run for every request: traffic capture (so refusals are captured too),
   // request ID, Host allow-list, CORS (which answers preflights itself). Each check throws a
@@ -111,6 +116,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   const chat = chatCompletions({
     catalog: currentCatalog,
     organizations: config.organizations ?? (() => ({})),
+    dialect: currentDialect,
     generations,
     dedupe,
     telemetry,

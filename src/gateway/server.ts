@@ -9,6 +9,7 @@ import type { OptimizerMode } from './config/model-catalog'
 import { DEFAULT_CAPTURE_MODE, type CaptureLimits, type CaptureMode } from '../shared/api/traffic'
 import { openCapture } from './capture/open-capture'
 import { createGateway, type Gateway, type GatewayConfig } from './create-gateway'
+import type { Dialect } from '../shared/api/dialect'
 
 export const DEFAULT_PORT = 7313
 export const DEFAULT_HOST = '127.0.0.1'
@@ -45,6 +46,8 @@ export interface GatewayServerOptions {
   timeouts?: Partial<ServerTimeouts>
   /** `--optimizer`: the prompt optimizer's mode for deployments that don't set one. */
   optimizerMode?: OptimizerMode
+  /** `--dialect`: the gateway's dialect when config.json doesn't name one. */
+  dialect?: Dialect
   /** Test-only: a shorter `: ping` interval than the reference's 10 s. */
   pingIntervalMs?: number
   onCompletion?: GatewayConfig['onCompletion']
@@ -72,6 +75,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
   const catalog = new CatalogSource(options.home, {
     scriptedTokensPerSecond: options.scriptedTokensPerSecond ?? 0,
     ...(options.optimizerMode !== undefined ? { optimizerMode: options.optimizerMode } : {}),
+    ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
     ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
   })
   // Flags win over config.json, which wins over the defaults.
@@ -89,6 +93,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     capture,
     catalog: () => catalog.current(),
     organizations: () => catalog.organizations(),
+    dialect: () => catalog.dialect().dialect,
     ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
     ...(options.onCompletion !== undefined ? { onCompletion: options.onCompletion } : {}),
     ...(options.rendererDir !== undefined ? { rendererDir: options.rendererDir } : {}),

@@ -6,6 +6,7 @@ import { expect } from 'vitest'
 import { startServe } from '../cli/serve-command'
 import type { CliIo } from '../cli/cli-io'
 import type { Role } from '../gateway/auth/key-records'
+import type { Dialect } from '../shared/api/dialect'
 import type { CompletionRecord } from '../gateway/pipeline/completion-context'
 import type { GatewayServer } from '../gateway/server'
 import type { TelemetryEvent } from '../shared/api/telemetry'
@@ -23,7 +24,7 @@ export interface TestGateway {
   output: string[]
   /** Every generation's completion record, in the order they ended. */
   completions: CompletionRecord[]
-  createKey(options?: { org?: string; role?: Role; expiresInDays?: number | null; name?: string }): string
+  createKey(options?: { org?: string; role?: Role; expiresInDays?: number | null; name?: string; dialect?: Dialect }): string
   client(key?: string, options?: { maxRetries?: number }): OpenAI
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>
   close(): Promise<void>
@@ -47,9 +48,10 @@ export async function startTestGateway(args: string[] = [], options: { home?: st
     ownerKey,
     output,
     completions,
-    createKey: ({ org, role, expiresInDays, name } = {}) =>
+    createKey: ({ org, role, expiresInDays, name, dialect } = {}) =>
       server.keys.create({
         name: name ?? 'test',
+        ...(dialect !== undefined ? { dialect } : {}),
         ...(org !== undefined ? { org } : {}),
         ...(role !== undefined ? { role } : {}),
         ...(expiresInDays !== undefined ? { expiresInDays } : {}),

@@ -47,7 +47,7 @@ describe('CORS', () => {
     expect(res.status).toBe(200)
     expect(res.headers['access-control-allow-origin']).toBe(APP)
     const exposed = String(res.headers['access-control-expose-headers']).split(', ')
-    for (const name of ['X-Mortar-Request-Id', 'X-Mortar-Optimizer', 'X-Mortar-Tool-Selector', 'X-Mortar-Session', 'X-Mortar-Upstream', 'X-Request-Id']) {
+    for (const name of ['X-Mortar-Request-Id', 'X-Mortar-Optimizer', 'X-Mortar-Tool-Selector', 'X-Mortar-Session', 'X-Mortar-Upstream', 'X-Mortar-Dialect', 'X-Request-Id']) {
       expect(exposed).toContain(name)
     }
   })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { dialectSchema } from '../../shared/api/dialect'
 
 export const ROLES = ['owner', 'admin', 'member'] as const
 export type Role = (typeof ROLES)[number]
@@ -18,6 +19,8 @@ export const keyRecordSchema = z.object({
   revokedAt: z.iso.datetime().nullable(),
   /** The key this one replaced by `mortar keys rotate`, for the audit trail. */
   rotatedFrom: z.string().nullable().default(null),
+  /** The dialect this key's requests get; null (and in files written before it existed): the gateway's. */
+  dialect: dialectSchema.nullable().default(null),
 })
 export type KeyRecord = z.output<typeof keyRecordSchema>
 

@@ -18,7 +18,7 @@ describe('KeyStore', () => {
     const store = new KeyStore(file, () => now)
     const { key, record } = store.create({ name: 'k', org: 'acme', role: 'admin' })
     expect(record.expiresAt).toBe('2026-01-31T00:00:00.000Z')
-    expect(store.authenticate(key)).toEqual({ ok: true, principal: { keyId: record.id, keyName: 'k', org: 'acme', role: 'admin' } })
+    expect(store.authenticate(key)).toEqual({ ok: true, principal: { keyId: record.id, keyName: 'k', org: 'acme', role: 'admin', dialect: null } })
     expect(store.authenticate(key + 'x')).toEqual({ ok: false, reason: 'invalid' })
     now = new Date('2026-01-31T00:00:00Z')
     expect(store.authenticate(key)).toEqual({ ok: false, reason: 'expired' })
@@ -63,11 +63,33 @@ describe('KeyStore', () => {
   })
 })
 
+describe('a key\'s dialect', () => {
+  it('is stored, authenticated with, kept by rotation, and null for the gateway\'s', () => {
+    const store = new KeyStore(file)
+    const { key, record } = store.create({ name: 'ai-sdk', dialect: 'openai' })
+    expect(record.dialect).toBe('openai')
+    expect(store.authenticate(key)).toMatchObject({ ok: true, principal: { dialect: 'openai' } })
+    const rotated = store.rotate(record.id)
+    expect(rotated.record.dialect).toBe('openai')
+    expect(new KeyStore(file).authenticate(rotated.key)).toMatchObject({ ok: true, principal: { dialect: 'openai' } })
+    expect(store.create({ name: 'plain' }).record.dialect).toBeNull()
+  })
+
+  it('reads a keys.json written before keys had one as the gateway\'s', () => {
+    const store = new KeyStore(file)
+    const { key } = store.create({ name: 'old' })
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { keys: Array<Record<string, unknown>> }
+    for (const k of saved.keys) delete k.dialect
+    writeFileSync(file, JSON.stringify(saved))
+    expect(new KeyStore(file).authenticate(key)).toMatchObject({ ok: true, principal: { dialect: null } })
+  })
+})
+
 describe('ephemeral keys', () => {
   it('authenticate for this process only, and never reach the file', () => {
     const store = new KeyStore(file)
     const key = store.createEphemeral('ui', 'acme')
-    expect(store.authenticate(key)).toEqual({ ok: true, principal: { keyId: 'ephemeral:ui', keyName: 'ui', org: 'acme', role: 'owner' } })
+    expect(store.authenticate(key)).toEqual({ ok: true, principal: { keyId: 'ephemeral:ui', keyName: 'ui', org: 'acme', role: 'owner', dialect: null } })
     expect(store.list()).toEqual([])
     expect(new KeyStore(file).authenticate(key)).toEqual({ ok: false, reason: 'invalid' })
   })

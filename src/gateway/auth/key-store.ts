@@ -1,3 +1,4 @@
+import type { Dialect } from '../../shared/api/dialect'
 import { writeFileAtomic } from '../config/atomic-file'
 import { FileLockBusyError, FileLockError, withFileLock, withFileLockSync } from '../config/file-lock'
 import { parseJsonFile } from '../config/parse-json-file'
@@ -20,6 +21,8 @@ export interface Principal {
   keyName: string
   org: string
   role: Role
+  /** The key's own dialect, or null for the gateway's. */
+  dialect: Dialect | null
 }
 
 export type AuthenticationResult =
@@ -36,6 +39,8 @@ export interface CreateKeyOptions {
   org?: string
   /** Days until it expires, or null for never. Defaults to 30. */
   expiresInDays?: number | null | undefined
+  /** The dialect its requests get; null or left out: the gateway's. */
+  dialect?: Dialect | null | undefined
 }
 
 /**
@@ -186,6 +191,7 @@ export class KeyStore {
         expiresAt: days === null ? null : new Date(created.getTime() + days * 86_400_000).toISOString(),
         revokedAt: null,
         rotatedFrom: null,
+        dialect: options.dialect ?? null,
       }
       return { records: [...records, record], result: { key, record: { ...record } } }
     }
@@ -202,7 +208,7 @@ export class KeyStore {
     }
   }
 
-  /** A new key with the same name, org, role and lifetime; the old one is revoked in the same write. */
+  /** A new key with the same name, org, role, dialect and lifetime; the old one is revoked in the same write. */
   rotation(id: string, authorize?: AuthorizeChange): KeyChange<{ key: string; record: KeyRecord; revoked: KeyRecord }> {
     return (records, now) => {
       const old = findKey(records, id)
@@ -231,7 +237,7 @@ export class KeyStore {
    */
   createEphemeral(name: string, org: string = DEFAULT_ORG, role: Role = 'owner'): string {
     const key = generateApiKey()
-    this.ephemeral.set(hashApiKey(key), { keyId: `${EPHEMERAL_ID_PREFIX}${name}`, keyName: name, org, role })
+    this.ephemeral.set(hashApiKey(key), { keyId: `${EPHEMERAL_ID_PREFIX}${name}`, keyName: name, org, role, dialect: null })
     return key
   }
 
@@ -243,7 +249,7 @@ export class KeyStore {
     if (record === undefined) return { ok: false, reason: 'invalid' }
     const status = keyStatus(record, this.now())
     if (status !== 'active') return { ok: false, reason: status }
-    return { ok: true, principal: { keyId: record.id, keyName: record.name, org: record.org, role: record.role } }
+    return { ok: true, principal: { keyId: record.id, keyName: record.name, org: record.org, role: record.role, dialect: record.dialect } }
   }
 
   /** Whether the key with this ID still works, by the file as it is now (the request path's lenient read). */

@@ -4,6 +4,7 @@ import { UpstreamBackend } from '../backends/upstream/upstream-backend'
 import type { ModelBackend } from '../backends/model-backend'
 import { loadTokenizer } from '../tokens/tokenizer-registry'
 import type { Tokenizer } from '../tokens/tokenizer'
+import type { Dialect } from '../../shared/api/dialect'
 import { ConfigError, DEFAULT_IDLE_TIMEOUT_SECONDS, type ModelConfig, type MortarConfig, type UpstreamDeploymentConfig } from './config-file'
 import { ModelCatalog, type OptimizerMode } from './model-catalog'
 
@@ -13,6 +14,8 @@ export interface ServeOverrides {
   scriptedTokensPerSecond: number
   /** `--optimizer`: the mode of deployments that don't set their own (default shadow). */
   optimizerMode?: OptimizerMode
+  /** `--dialect`: the gateway's dialect when config.json doesn't name one (default mortar). */
+  dialect?: Dialect
   /** `--upstream URL…`: serve the default model from these replicas instead. */
   upstream?: {
     modelId: string

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { DEFAULT_DIALECT, type Dialect } from '../../shared/api/dialect'
 import { buildCatalog, type ServeOverrides } from './build-catalog'
 import { parseConfigFile, type MortarConfig } from './config-file'
 import type { ModelCatalog } from './model-catalog'
@@ -36,6 +37,18 @@ export class CatalogSource {
   /** The capture settings of config.json (read once, at start-up: changing the store needs a restart). */
   capture(): MortarConfig['capture'] {
     return this.config.read({ strict: true }).capture
+  }
+
+  /**
+   * The gateway's dialect, and what set it: config.json's `dialect`, else `mortar serve --dialect`,
+   * else the spec's. Read per request (the watched file is re-parsed only when it changed), so an
+   * edit applies from the next request on.
+   */
+  dialect(): { dialect: Dialect; source: 'config.json' | '--dialect' | 'default' } {
+    const fromFile = this.config.read({ strict: false }).dialect
+    if (fromFile !== undefined) return { dialect: fromFile, source: 'config.json' }
+    if (this.overrides.dialect !== undefined) return { dialect: this.overrides.dialect, source: '--dialect' }
+    return { dialect: DEFAULT_DIALECT, source: 'default' }
   }
 
   /** Stop watching config.json (the gateway is closing). */

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { DEFAULT_MODEL_ID } from '../../shared/api/chat-request'
 import { captureModeSchema } from '../../shared/api/traffic'
+import { dialectSchema } from '../../shared/api/dialect'
 import { TOKENIZER_NAMES } from '../tokens/tokenizer-registry'
 import { parseJsonFile } from './parse-json-file'
 
@@ -73,7 +74,13 @@ const modelSchema = z.strictObject({
 export const configFileSchema = z
   .strictObject({
     version: z.literal(1).default(1),
-    models: z.array(modelSchema).min(1, { error: 'needs at least one model' }),
+    /** The gateway's dialect for keys that don't choose one; wins over `mortar serve --dialect`. */
+    dialect: dialectSchema.optional(),
+    /** Left out: the default model, served by the scripted model (so a file may set only `dialect`). */
+    models: z
+      .array(modelSchema)
+      .min(1, { error: 'needs at least one model' })
+      .prefault([{ id: DEFAULT_MODEL_ID, contextWindow: 4096, tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }]),
     /** Per-organization settings: the optimizer default a request's header can override. */
     organizations: z.record(z.string(), z.strictObject({ optimize: z.enum(['on', 'off']).optional() })).default({}),
     /** Traffic capture (docs/traffic.md); read at start-up, flags override it. */
@@ -104,9 +111,7 @@ export type UpstreamDeploymentConfig = z.output<typeof upstreamDeploymentSchema>
 
 /** With no config.json: the default model, served by the scripted model. */
 export function defaultConfig(): MortarConfig {
-  return configFileSchema.parse({
-    models: [{ id: DEFAULT_MODEL_ID, contextWindow: 4096, tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }],
-  })
+  return configFileSchema.parse({})
 }
 
 export class ConfigError extends Error {

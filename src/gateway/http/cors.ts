@@ -11,6 +11,7 @@ export const EXPOSED_HEADERS = [
   'X-Mortar-Optimizer',
   'X-Mortar-Tool-Selector',
   'X-Mortar-Dedupe',
+  'X-Mortar-Dialect',
   'X-Request-Id',
 ].join(', ')
 

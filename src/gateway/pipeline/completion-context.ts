@@ -1,5 +1,6 @@
 import type { ChatCompletionRequest } from '../../shared/api/chat-request'
 import type { FinishReason, Usage } from '../../shared/api/chat-response'
+import type { DialectRules } from '../../shared/api/dialect'
 import type { Principal } from '../auth/key-store'
 import type { UpstreamObserver } from '../backends/model-backend'
 import type { DeployedModel } from '../config/model-catalog'
@@ -19,6 +20,8 @@ export interface CompletionContext {
   plan: TokenPlan
   /** Told what goes to and comes from a model server (traffic capture), when capture is on. */
   observer?: UpstreamObserver | undefined
+  /** The caller's dialect's rules: its key's dialect, else the gateway's. */
+  dialect: DialectRules
 }
 
 /**

@@ -16,7 +16,9 @@ export interface StreamOptions {
  * Stage: stream the reply as server-sent events, in the reference's order: the role chunk, the
  * content (or tool-call) chunks, the finish chunk without delta, the usage chunk when asked, then
  * `[DONE]`. A stopped generation sends no finish chunk but still usage and `[DONE]`; a failed one
- * sends one error event and closes without `[DONE]`, never a made-up `stop`.
+ * sends one error event and closes without `[DONE]`, never a made-up `stop`. The OpenAI dialect
+ * gives the finish chunk an empty `delta`, and a stopped stream a finish chunk with `stop` (what
+ * its JSON form says too), because OpenAI's SDK helpers refuse a choice without a finish reason.
  */
 export async function respondWithStream(
   res: ServerResponse,
@@ -29,7 +31,7 @@ export async function respondWithStream(
   if (started?.upstream !== undefined) res.setHeader('X-Mortar-Upstream', started.upstream)
 
   const writer = new SseWriter(res)
-  const chunks = new ChunkEncoder(context.id, context.created, context.model.id)
+  const chunks = new ChunkEncoder(context.id, context.created, context.model.id, context.dialect.finishChunkHasDelta)
   writer.open()
   // From the moment headers are out, so a slow first token can't trip a proxy's idle timeout.
   const ping = started?.keepAlive ? setInterval(() => void writer.comment('ping'), options.pingIntervalMs) : undefined
@@ -55,6 +57,7 @@ export async function respondWithStream(
     }
     if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return writer.abandon()
     if (outcome.kind === 'finished') await writer.data(chunks.finish(outcome.reason))
+    else if (context.dialect.stoppedStreamFinishes) await writer.data(chunks.finish('stop'))
     if (context.request.includeUsage) await writer.data(chunks.usage(usageOf(context, result).usage))
     writer.done()
   } finally {

@@ -1,10 +1,10 @@
-import { parseChatRequest, type ChatCompletionRequest } from '../../shared/api/chat-request'
+import { MORTAR_REQUEST_DEFAULTS, parseChatRequest, type ChatCompletionRequest, type RequestDefaults } from '../../shared/api/chat-request'
 import { invalidRequest } from '../errors'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../http/json-depth'
 
-/** Stage: the body against the reference's rules (zod schema in shared/api). */
-export function validateChatRequest(body: unknown): ChatCompletionRequest {
-  const parsed = parseChatRequest(body)
+/** Stage: the body against the reference's rules (zod schema in shared/api), with the caller's dialect's defaults. */
+export function validateChatRequest(body: unknown, defaults: RequestDefaults = MORTAR_REQUEST_DEFAULTS): ChatCompletionRequest {
+  const parsed = parseChatRequest(body, defaults)
   if (!parsed.ok) throw invalidRequest(parsed.issue.message, parsed.issue.param)
   checkToolCallArguments(parsed.request)
   return parsed.request

@@ -1,5 +1,6 @@
 import { randomHex } from '../random-id'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { DIALECT_RULES, type Dialect } from '../../shared/api/dialect'
 import { MortarHeader } from '../../shared/api/headers'
 import type { RequestAcceptedEvent } from '../../shared/api/telemetry'
 import type { Principal } from '../auth/key-store'
@@ -24,6 +25,8 @@ export interface ChatCompletionsDeps {
   catalog: () => ModelCatalog
   /** Per-organization settings (their optimizer default). */
   organizations: () => Readonly<Record<string, { optimize?: 'on' | 'off' | undefined }>>
+  /** The gateway's dialect (config.json, else `mortar serve --dialect`), for keys that don't choose one. */
+  dialect: () => Dialect
   generations: GenerationRegistry
   dedupe: InFlightDedupe
   telemetry: TelemetryBus
@@ -44,8 +47,12 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
   return async (req, res, principal) => {
     const acceptedAt = performance.now()
     const created = Math.floor(Date.now() / 1000)
+    // The key's own dialect wins over the gateway's; every answer says which one it speaks, errors included.
+    const dialectName = principal.dialect ?? deps.dialect()
+    const dialect = DIALECT_RULES[dialectName]
+    res.setHeader(MortarHeader.dialect, dialectName)
     const body = await readJsonBody(req, deps.bodyLimitBytes)
-    const validated = validateChatRequest(body.value)
+    const validated = validateChatRequest(body.value, { stream: dialect.streamByDefault })
     const dedupeRequest = parseDedupeRequest(header(req.headers, MortarHeader.dedupe), header(req.headers, MortarHeader.idempotencyKey), validated)
     const model = deps.catalog().resolve(validated.model)
     const session = resolveSession(header(req.headers, MortarHeader.session), validated.user)
@@ -57,7 +64,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
     const request = optimized.request
     const plan = await planTokens(model, request)
     const recorder = recorderOf(req)
-    const context: CompletionContext = { id: newCompletionId(), created, principal, request, model, session, plan, observer: recorder }
+    const context: CompletionContext = { id: newCompletionId(), created, principal, request, model, session, plan, dialect, observer: recorder }
     if (recorder !== undefined) {
       recorder.completion = { model: model.id, deployment: model.backend.deployment, session: session.name, stream: request.stream }
       // The scripted model reads the request itself; what it saw is the body a model server would get.

@@ -41,6 +41,7 @@ export function keysRouter(keys: KeyStore): express.Router {
         role: parsed.data.role,
         org: principal.org,
         ...(parsed.data.expires_in_days !== undefined ? { expiresInDays: parsed.data.expires_in_days } : {}),
+        ...(parsed.data.dialect !== undefined ? { dialect: parsed.data.dialect } : {}),
       }),
     )
     sendJson(res, 201, { ...toObject(created.record), key: created.key })
@@ -145,6 +146,7 @@ function toObject(record: KeyRecord): ApiKeyObject {
     name: record.name,
     org: record.org,
     role: record.role,
+    dialect: record.dialect,
     hint: record.hint,
     created_at: record.createdAt,
     expires_at: record.expiresAt,

@@ -20,6 +20,12 @@ describe('ChunkEncoder', () => {
     expect(encoder.usage(usage)).toBe(chunk([], { usage }))
   })
 
+  it('gives the finish chunk an empty delta when the dialect asks for one', () => {
+    const openai = new ChunkEncoder(id, 1767225600, model, true)
+    expect(openai.finish('stop')).toBe(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]))
+    expect(openai.role()).toBe(encoder.role())
+  })
+
   it('never puts a raw line break in a frame', () => {
     expect(encoder.content('a\r\nb')).not.toMatch(/[\r\n]/)
   })

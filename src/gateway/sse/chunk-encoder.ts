@@ -7,8 +7,11 @@ import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-r
  */
 export class ChunkEncoder {
   private readonly head: string
+  private readonly finishDelta: string
 
-  constructor(id: string, created: number, model: string) {
+  /** `finishChunkHasDelta`: the OpenAI dialect's finish chunk carries `"delta": {}`; the spec's has none. */
+  constructor(id: string, created: number, model: string, finishChunkHasDelta = false) {
+    this.finishDelta = finishChunkHasDelta ? '"delta":{},' : ''
     this.head =
       `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},` +
       `"model":${JSON.stringify(model)},"choices":`
@@ -31,9 +34,9 @@ export class ChunkEncoder {
     return this.head + `[{"index":0,"delta":{"tool_calls":[${JSON.stringify(delta)}]},"logprobs":null,"finish_reason":null}]}`
   }
 
-  /** The finish chunk has no `delta`, as the reference shows. */
+  /** The finish chunk: no `delta`, as the reference shows, or an empty one in the OpenAI dialect. */
   finish(reason: FinishReason): string {
-    return this.head + `[{"index":0,"logprobs":null,"finish_reason":${JSON.stringify(reason)}}]}`
+    return this.head + `[{"index":0,${this.finishDelta}"logprobs":null,"finish_reason":${JSON.stringify(reason)}}]}`
   }
 
   usage(usage: Usage): string {

@@ -224,7 +224,20 @@ function extraFieldsOf(raw: unknown): Record<string, unknown> {
   return extra
 }
 
-export function normalizeChatRequest(body: ChatCompletionRequestBody, raw?: unknown): ChatCompletionRequest {
+/** What the caller's dialect decides for a request that leaves a field out. */
+export interface RequestDefaults {
+  /** `stream` when it is left out: true in the Mortar dialect, false in the OpenAI one. */
+  stream: boolean
+}
+
+/** The spec's own defaults: the Mortar dialect streams unless told otherwise. */
+export const MORTAR_REQUEST_DEFAULTS: RequestDefaults = { stream: true }
+
+export function normalizeChatRequest(
+  body: ChatCompletionRequestBody,
+  raw?: unknown,
+  defaults: RequestDefaults = MORTAR_REQUEST_DEFAULTS,
+): ChatCompletionRequest {
   return {
     model: body.model ?? DEFAULT_MODEL_ID,
     messages: body.messages.map((message) => {
@@ -236,8 +249,7 @@ export function normalizeChatRequest(body: ChatCompletionRequestBody, raw?: unkn
       if (message.tool_call_id !== undefined) normalized.tool_call_id = message.tool_call_id
       return normalized
     }),
-    // The Mortar dialect streams unless told otherwise.
-    stream: body.stream ?? true,
+    stream: body.stream ?? defaults.stream,
     includeUsage: body.stream_options?.include_usage ?? false,
     maxTokens: body.max_tokens ?? body.max_completion_tokens,
     user: body.user,
@@ -266,11 +278,12 @@ export function formatParamPath(path: ReadonlyArray<PropertyKey>): string | null
 /** Validate a parsed JSON body; the first issue is what a client gets told. */
 export function parseChatRequest(
   json: unknown,
+  defaults: RequestDefaults = MORTAR_REQUEST_DEFAULTS,
 ): { ok: true; request: ChatCompletionRequest } | { ok: false; issue: RequestValidationIssue } {
   const simple = parseSimpleChatRequest(json)
-  if (simple !== undefined) return { ok: true, request: normalizeChatRequest(simple, json) }
+  if (simple !== undefined) return { ok: true, request: normalizeChatRequest(simple, json, defaults) }
   const result = chatCompletionRequestSchema.safeParse(json)
-  if (result.success) return { ok: true, request: normalizeChatRequest(result.data, json) }
+  if (result.success) return { ok: true, request: normalizeChatRequest(result.data, json, defaults) }
   const first = result.error.issues[0]
   const param = first ? formatParamPath(first.path) : null
   const detail = first?.message ?? 'is invalid'

@@ -10,6 +10,8 @@ export const MortarHeader = {
   toolSelect: 'x-mortar-tool-select',
   toolSelector: 'x-mortar-tool-selector',
   dedupe: 'x-mortar-dedupe',
+  /** Which dialect answered: `mortar` or `openai` (the key's, else the gateway's). */
+  dialect: 'x-mortar-dialect',
   idempotencyKey: 'idempotency-key',
   clientRequestId: 'x-request-id',
   shouldRetry: 'x-should-retry',

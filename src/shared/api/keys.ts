@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { dialectSchema, type Dialect } from './dialect'
 
 /**
  * The key-management API (`/v1/keys`, docs/api-decisions.md#keys): one source of truth for its
@@ -18,6 +19,8 @@ export const createKeyRequestSchema = z.object({
     .max(36_500, { error: 'must be at most 36500' })
     .nullable()
     .optional(),
+  /** The API dialect the key's requests get; null or left out: the gateway's. */
+  dialect: dialectSchema.nullable().optional(),
 })
 export type CreateKeyRequest = z.output<typeof createKeyRequestSchema>
 
@@ -27,6 +30,8 @@ export interface ApiKeyObject {
   name: string
   org: string
   role: KeyRole
+  /** The key's own dialect, or null: it gets the gateway's. */
+  dialect: Dialect | null
   /** `mk_live_AbCd…wxYz`: enough to recognise it. */
   hint: string
   created_at: string

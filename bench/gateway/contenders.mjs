@@ -1,12 +1,14 @@
-// The fake model server and the four contenders, each its own process on 127.0.0.1.
+// The fake model server and the contenders, each its own process on 127.0.0.1.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, HERE, listeningAddresses, NODE, PORTKEY_START, ROOT, startProcess, waitReady } from './lib.mjs'
 
-export const CONTENDERS = ['direct', 'bare', 'mortar', 'portkey']
-export const LABELS = { direct: 'direct', bare: 'bare proxy (floor)', mortar: 'Mortar', portkey: 'Portkey' }
+export const CONTENDERS = ['direct', 'bare', 'mortar', 'mortar-capture-off', 'portkey']
+// `mortar` runs as installed, so with traffic capture in memory (the default); the same build with
+// `--capture off` beside it shows what capture costs.
+export const LABELS = { direct: 'direct', bare: 'bare proxy (floor)', mortar: 'Mortar', 'mortar-capture-off': 'Mortar, capture off', portkey: 'Portkey' }
 
 export async function startUpstream({ logDir, deltas, intervalMs }) {
   const port = await freePort()
@@ -33,15 +35,15 @@ export async function startBare(upstream, { logDir }) {
  * `mortar keys create --json`) and the optimizer in its default mode. `cli` and `nodeArgs` let the
  * profiler run a source-mapped build under --cpu-prof.
  */
-export async function startMortar(upstream, { logDir, cli = join(ROOT, 'bin', 'mortar.js'), nodeArgs = [], name = 'mortar' }) {
+export async function startMortar(upstream, { logDir, cli = join(ROOT, 'bin', 'mortar.js'), nodeArgs = [], name = 'mortar', id = 'mortar', serveArgs = [] }) {
   const home = mkdtempSync(join(tmpdir(), 'mortar-bench-home-'))
   const created = JSON.parse(
     execFileSync(NODE, [join(ROOT, 'bin', 'mortar.js'), 'keys', 'create', '--name', 'bench', '--home', home, '--json'], { encoding: 'utf8' }),
   )
   const port = await freePort()
-  const proc = startProcess(name, NODE, [...nodeArgs, cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--home', home, '--upstream', upstream.baseUrl], { logDir, cwd: ROOT })
+  const proc = startProcess(name, NODE, [...nodeArgs, cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--home', home, '--upstream', upstream.baseUrl, ...serveArgs], { logDir, cwd: ROOT })
   await waitReady(proc, `http://127.0.0.1:${port}/health`)
-  return { id: 'mortar', proc, home, url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: { authorization: `Bearer ${created.key}` } }
+  return { id, proc, home, url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: { authorization: `Bearer ${created.key}` } }
 }
 
 /**

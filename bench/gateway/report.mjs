@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { LABELS } from './contenders.mjs'
 import { ROOT } from './lib.mjs'
 
 // Turns a results object (run.mjs) into the markdown tables printed and put in docs/benchmark.md.
@@ -130,7 +131,7 @@ export function renderMarkdown(results) {
   const d = derive(results)
   const { meta, contenders } = results
   const others = contenders.filter((id) => id !== 'direct')
-  const label = { direct: 'direct', bare: 'bare proxy (floor)', mortar: 'Mortar', portkey: 'Portkey' }
+  const label = LABELS
   const has = (id) => contenders.includes(id)
   const lines = []
   const m = meta.machine
@@ -166,6 +167,7 @@ export function renderMarkdown(results) {
   const ratioCols = []
   if (has('mortar') && has('bare')) ratioCols.push(['Mortar ÷ floor', 'mortar', 'bare'])
   if (has('mortar') && has('portkey')) ratioCols.push(['Mortar ÷ Portkey', 'mortar', 'portkey'])
+  if (has('mortar') && has('mortar-capture-off')) ratioCols.push(['capture memory ÷ off', 'mortar', 'mortar-capture-off'])
   lines.push('**Added latency and capacity** (added = contender − direct in the same run; ms unless stated)')
   lines.push('')
   lines.push(`| measure | ${cols.join(' | ')} | ${ratioCols.map((r) => r[0]).join(' | ')} |`)

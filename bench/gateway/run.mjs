@@ -5,7 +5,7 @@
 //   node bench/gateway/run.mjs            full run (~8 min, at most ~11 on a busy machine): results/latest.json + docs/benchmark.md
 //   node bench/gateway/run.mjs --quick    quick run (~2 min): results/quick.json, docs untouched
 //
-// Options: --only direct,bare,mortar,portkey   --rebuild (npm run build first)   --no-docs
+// Options: --only direct,bare,mortar,mortar-capture-off,portkey   --rebuild (npm run build first)   --no-docs
 //          --no-autocannon   --out FILE
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -74,6 +74,9 @@ const upstream = await startUpstream({ logDir, deltas: DELTAS, intervalMs: INTER
 const contenders = { direct: direct(upstream) }
 if (ids.includes('bare')) contenders.bare = await startBare(upstream, { logDir })
 if (ids.includes('mortar')) contenders.mortar = await startMortar(upstream, { logDir })
+if (ids.includes('mortar-capture-off')) {
+  contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
+}
 if (ids.includes('portkey')) contenders.portkey = await startPortkey(upstream, { logDir })
 log(`Started: ${ids.map((id) => `${id} (pid ${contenders[id].proc.pid})`).join(', ')}`)
 
@@ -243,7 +246,7 @@ for (const id of ids) rss[id].after = rssMb(contenders[id].proc.pid)
 // ---------- stop everything ----------
 for (const id of ids.filter((i) => i !== 'direct')) await stopProcess(contenders[id].proc)
 await stopProcess(upstream.proc)
-if (contenders.mortar?.home) rmSync(contenders.mortar.home, { recursive: true, force: true }) // its keys.json
+for (const id of ids) if (contenders[id].home) rmSync(contenders[id].home, { recursive: true, force: true }) // Mortar's keys.json
 
 // ---------- results ----------
 const results = {

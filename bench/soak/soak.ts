@@ -1,8 +1,10 @@
 /**
- * The soak (issue 8): CONCURRENCY streams (default 1,000) for SECONDS (default 60) through the
- * gateway to a paced model server. Every client must get every frame in order and [DONE]; after
- * the load, the gateway must hold no generation, socket, timer or subscriber, and its memory must
- * return to its idle level. Run: `npm run soak` (or CONCURRENCY=200 SECONDS=10 npm run soak).
+ * The soak: CONCURRENCY streams (default 1,000) for SECONDS (default 60) through the gateway to a
+ * paced model server, with traffic capture CAPTURE (default memory, the gateway's default; or off).
+ * Every client must get every frame in order and [DONE]; the capture store must never exceed its
+ * byte budget; after the load (and clearing the store), the gateway must hold no generation,
+ * socket, timer or subscriber, and its memory must return to its idle level.
+ * Run: `npm run soak` (or CONCURRENCY=200 SECONDS=10 CAPTURE=off npm run soak).
  * Everything listens on 127.0.0.1; the load is bounded in count and time and stops by itself.
  */
 import { spawn } from 'node:child_process'
@@ -11,6 +13,7 @@ import { createInterface } from 'node:readline'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startGatewayServer } from '../../src/gateway/server'
+import { captureModeSchema } from '../../src/shared/api/traffic'
 
 const here = __dirname
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
@@ -37,10 +40,12 @@ async function main() {
   const upstream = child('paced-upstream.mjs')
   const upstreamPort = Number(await upstream.firstLine)
   const home = mkdtempSync(join(tmpdir(), 'mortar-soak-'))
+  const capture = captureModeSchema.parse(process.env.CAPTURE ?? 'memory')
   const server = await startGatewayServer({
     host: '127.0.0.1',
     port: 0,
     home,
+    capture,
     upstream: { modelId: 'Qwen/Qwen2.5-7B-Instruct', urls: [`http://127.0.0.1:${upstreamPort}/v1`] },
   })
   const key = server.keys.create({ name: 'soak' }).key
@@ -50,13 +55,21 @@ async function main() {
   const idle = { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, handles: handles() }
 
   let peakRss = 0
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250)
+  let peakStoreBytes = 0
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss)
+    peakStoreBytes = Math.max(peakStoreBytes, server.gateway.capture.status().bytes)
+  }, 250)
   const started = Date.now()
   const load = child('load.mjs', [server.url, key])
   const totals = JSON.parse(await load.firstLine) as { streams: number; complete: number; broken: number; firstProblem: unknown }
   clearInterval(sampler)
   const elapsed = (Date.now() - started) / 1000
 
+  await settle()
+  const store = server.gateway.capture.status()
+  // What the store holds is kept on purpose; clear it, so what is left is what would be a leak.
+  server.gateway.capture.clear({ org: 'default', unattributed: true })
   await settle()
   const connections = await server.connections()
   const after = { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, handles: handles(), stats: server.gateway.stats(), connections }
@@ -68,6 +81,14 @@ async function main() {
     complete: totals.complete,
     broken: totals.broken,
     firstProblem: totals.firstProblem,
+    capture: {
+      mode: store.mode,
+      budgetMb: mb(store.limits.max_bytes),
+      maxExchanges: store.limits.max_exchanges,
+      peakStoreMb: Math.round((peakStoreBytes / 1024 / 1024) * 10) / 10,
+      heldAtEnd: { exchanges: store.exchanges, mb: Math.round((store.bytes / 1024 / 1024) * 10) / 10 },
+      evicted: store.evicted,
+    },
     rssMb: { idle: mb(idle.rss), peak: mb(peakRss), after: mb(after.rss) },
     heapMb: { idle: mb(idle.heap), after: mb(after.heap) },
     leftBehind: { ...after.stats, openConnections: after.connections },
@@ -80,6 +101,8 @@ async function main() {
     after.stats.liveGenerations === 0 &&
     after.stats.dedupeGroups === 0 &&
     after.stats.telemetrySubscribers === 0 &&
+    after.stats.capturing === 0 &&
+    peakStoreBytes <= store.limits.max_bytes &&
     after.connections === 0 &&
     (after.handles.Timeout ?? 0) <= (idle.handles.Timeout ?? 0) &&
     after.heap < idle.heap * 1.5 + 20 * 1024 * 1024

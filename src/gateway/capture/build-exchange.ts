@@ -27,7 +27,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const responseHeaders = headersSent ? headerPairs(res.getHeaders()) : []
   const isStream = String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')
   const written = recorder.frames.frames()
-  const frames = isStream ? written.map(capturedFrame) : []
+  const frames = isStream ? capturedFrames(written) : []
   const responseBody = isStream || written.length === 0 ? null : written.map((frame) => textOf(frame.raw)).join('')
   const generation = final ? recorder.generation?.() : undefined
   const error = status !== null && status >= 400 && !isStream ? errorOfBody(responseBody) : (generation?.error ?? null)
@@ -133,8 +133,8 @@ function upstreamOf(recording: UpstreamRecording): UpstreamExchange {
   const frames: CapturedFrame[] = []
   let last = 0
   for (const piece of recording.frames.frames()) {
-    last = piece.t
-    for (const raw of splitter.push(piece.raw)) frames.push({ t_ms: piece.t, raw })
+    last = piece.t_ms
+    for (const raw of splitter.push(piece.raw)) frames.push({ t_ms: piece.t_ms, raw })
   }
   const rest = splitter.end()
   for (const raw of rest.frames) frames.push({ t_ms: last, raw })
@@ -144,8 +144,10 @@ function upstreamOf(recording: UpstreamRecording): UpstreamExchange {
   return { replica: recording.replica, body: recording.body, status: recording.status, headers, frames, response_body: recording.responseBody }
 }
 
-function capturedFrame(frame: RecordedFrame): CapturedFrame {
-  return { t_ms: frame.t, raw: textOf(frame.raw) }
+/** The frames as recorded when they are all strings (what the SSE writer writes); else decoded copies. */
+function capturedFrames(frames: RecordedFrame[]): CapturedFrame[] {
+  if (frames.every((frame) => typeof frame.raw === 'string')) return frames as CapturedFrame[]
+  return frames.map((frame) => ({ t_ms: frame.t_ms, raw: textOf(frame.raw) }))
 }
 
 function textOf(raw: string | Buffer): string {

@@ -1,6 +1,9 @@
-/** A frame as recorded: the very string or buffer that was written or read, and when. */
+/**
+ * A frame as recorded: the very string or buffer that was written or read, and when. Shaped like
+ * the record's CapturedFrame, so a stream of strings is kept as recorded, not copied into new objects.
+ */
 export interface RecordedFrame {
-  t: number
+  t_ms: number
   raw: string | Buffer
 }
 
@@ -21,8 +24,8 @@ export class FrameLog {
 
   constructor(private readonly budget: number) {}
 
-  push(raw: string | Buffer, t: number): void {
-    const frame = { t, raw }
+  push(raw: string | Buffer, t_ms: number): void {
+    const frame = { t_ms, raw }
     const size = raw.length
     if (this.tail.length === 0 && this.headSize + size <= this.budget / 2) {
       this.head.push(frame)

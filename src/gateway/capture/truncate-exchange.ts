@@ -2,6 +2,11 @@ import type { CapturedFrame, Exchange } from '../../shared/api/traffic'
 
 /** What the metadata of an exchange costs besides its texts (IDs, times, usage…), roughly. */
 const METADATA_BYTES = 512
+/**
+ * What one frame costs in memory beyond its text (its object, its time, the array slot, the
+ * string's header): counted so the byte budget is close to what the store really holds.
+ */
+const FRAME_OVERHEAD_BYTES = 64
 
 /** An exchange's size in the store: the UTF-8 bytes of all its texts, plus its metadata. */
 export function exchangeSize(exchange: Exchange): number {
@@ -69,7 +74,7 @@ export function cutToBytes(text: string, maxBytes: number): string {
 }
 
 function framesSize(frames: readonly CapturedFrame[]): number {
-  let size = 0
+  let size = frames.length * FRAME_OVERHEAD_BYTES
   for (const frame of frames) size += Buffer.byteLength(frame.raw)
   return size
 }

@@ -1,5 +1,9 @@
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { KeyStore } from '../gateway/auth/key-store'
 import { spawnMortar, stopAllMortars } from './test-support/spawn-mortar'
 
 afterEach(stopAllMortars)
@@ -59,6 +63,23 @@ describe('mortar serve (the real process)', () => {
     expect(await mortar.exited).toBe(1)
     expect(mortar.stderr()).toMatch(/^mortar: Cannot create the lock file .*keys\.json\.lock: EACCES/)
     expect(mortar.lines.join('\n')).not.toMatch(/listening|UI:|mk_live_/)
+  })
+
+  it('starts from a read-only home that already has keys: nothing to write, so no lock to take', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mortar-proc-'))
+    try {
+      new KeyStore(join(home, 'keys.json')).create({ name: 'existing', role: 'owner' })
+      // As root the process runs as `nobody` (spawnMortar), which must be able to read the keys.
+      if (process.getuid?.() === 0) chownSync(join(home, 'keys.json'), 65534, 65534)
+      const mortar = spawnMortar(['serve', '--port', '0'], { readOnlyHome: true, home })
+      await mortar.line(/listening on/)
+      mortar.child.kill('SIGTERM')
+      expect(await mortar.exited).toBe(0)
+      expect(mortar.lines.join('\n')).not.toContain('No API keys existed')
+    } finally {
+      chmodSync(home, 0o700)
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 
   it('refuses bad flags with exit code 2', async () => {

@@ -117,6 +117,8 @@ export class KeyStore {
 
   /** A key only if the file has none yet, decided under the lock (two gateways starting at once make one). */
   createIfNone(options: CreateKeyOptions): { key: string; record: KeyRecord } | undefined {
+    // Only an empty file is worth the lock: a home with keys may well be read-only.
+    if (!this.isEmpty()) return undefined
     const create = this.creation(options)
     return this.changeSync<{ key: string; record: KeyRecord } | undefined>((records, now) =>
       records.length > 0 ? { records, result: undefined } : create(records, now),

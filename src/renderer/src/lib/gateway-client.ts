@@ -4,6 +4,20 @@ import type { ModelList, ModelObject, StopGenerationResponse } from '../../../sh
 import type { ErrorEnvelope } from '../../../shared/api/errors'
 import { statusResponseSchema, type StatusResponse } from '../../../shared/api/health'
 import type { ApiKeyObject, CreatedApiKey, CreateKeyRequest } from '../../../shared/api/keys'
+import {
+  captureStatusSchema,
+  clearResultSchema,
+  exchangeListSchema,
+  exchangeSchema,
+  trafficQueryString,
+  TrafficPath,
+  type CaptureStatus,
+  type ClearResult,
+  type Exchange,
+  type ExchangeList,
+  type ExchangeFilterParams,
+  type ExportParams,
+} from '../../../shared/api/traffic'
 import type { Connection } from './desktop'
 
 export class GatewayHttpError extends Error {
@@ -128,10 +142,53 @@ export class GatewayClient {
     return (await response.json()) as T
   }
 
-  async openTelemetry(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-    const response = await this.send('/v1/telemetry', { signal, cache: 'no-store' })
+  openTelemetry(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    return this.openStream('/v1/telemetry', signal)
+  }
+
+  // The traffic API (`/v1/traffic/…`): captured exchanges of the key's organization.
+
+  async listExchanges(params: ExchangeFilterParams & { limit?: number; cursor?: string }, signal?: AbortSignal): Promise<ExchangeList> {
+    const response = await this.send(`${TrafficPath.exchanges}${trafficQueryString(params)}`, { signal: signal ?? null, cache: 'no-store' })
     if (!response.ok) throw await errorOf(response)
-    if (response.body === null) throw new Error('The telemetry stream has no body.')
+    return exchangeListSchema.parse(await response.json())
+  }
+
+  async getExchange(id: string, signal?: AbortSignal): Promise<Exchange> {
+    const response = await this.send(TrafficPath.exchange(id), { signal: signal ?? null, cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    return exchangeSchema.parse(await response.json())
+  }
+
+  async clearExchanges(): Promise<ClearResult> {
+    const response = await this.send(TrafficPath.exchanges, { method: 'DELETE', cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    return clearResultSchema.parse(await response.json())
+  }
+
+  /** The capture mode and the store's limits; null from a gateway without the traffic API. */
+  async captureStatus(signal?: AbortSignal): Promise<CaptureStatus | null> {
+    const response = await this.send(TrafficPath.status, { signal: signal ?? null, cache: 'no-store' })
+    if (response.status === 404) return null
+    if (!response.ok) throw await errorOf(response)
+    return captureStatusSchema.parse(await response.json())
+  }
+
+  /** HAR 1.2 or JSON Lines of the exchanges the parameters select, as a file's contents. */
+  async exportExchanges(params: ExportParams): Promise<Blob> {
+    const response = await this.send(`${TrafficPath.export}${trafficQueryString(params)}`, { cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    return response.blob()
+  }
+
+  async openTrafficLive(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    return this.openStream(TrafficPath.live, signal)
+  }
+
+  private async openStream(path: string, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.send(path, { signal, cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    if (response.body === null) throw new Error(`${path} answered without a body.`)
     return response.body
   }
 }

@@ -1,4 +1,6 @@
 import { useCallback, useMemo, useState } from 'react'
+import type { Exchange } from '../../../shared/api/traffic'
+import { parseJsonObject, replayedHeaders } from '../../../shared/inspector/captured-exchange'
 import { formFromRequest } from '../../../shared/playground/playground-request'
 import { AppHeader, type View } from '../components/AppHeader'
 import type { GatewayHealth } from '../lib/gateway-health'
@@ -45,6 +47,14 @@ export function Workspace({ client, health, settings, onSignOut }: WorkspaceProp
     },
     [runList, replace],
   )
+  // A captured request, from any client, becomes an editable playground request.
+  const openCaptured = useCallback(
+    (exchange: Exchange) => {
+      replace(formFromRequest(parseJsonObject(exchange.request.body) ?? {}, replayedHeaders(exchange.request.headers)))
+      setView('playground')
+    },
+    [replace],
+  )
 
   return (
     <>
@@ -52,7 +62,14 @@ export function Workspace({ client, health, settings, onSignOut }: WorkspaceProp
       <div className="workspace">
         {view === 'playground' ? <PlaygroundView client={client} formState={formState} runs={runs} /> : null}
         {view === 'traffic' ? (
-          <TrafficView traffic={traffic} localRunIds={localRunIds} onOpenRun={openRun} onOpenInPlayground={openInPlayground} />
+          <TrafficView
+            client={client}
+            traffic={traffic}
+            localRunIds={localRunIds}
+            onOpenRun={openRun}
+            onOpenInPlayground={openInPlayground}
+            onOpenCaptured={openCaptured}
+          />
         ) : null}
         {view === 'settings' ? <SettingsView client={client} settings={settings} onSignOut={onSignOut} /> : null}
       </div>

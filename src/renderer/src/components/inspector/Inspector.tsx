@@ -1,5 +1,6 @@
-import { useState } from 'react'
+import { useState, type ReactNode } from 'react'
 import { MortarHeader } from '../../../../shared/api/headers'
+import type { CapturedInspection } from '../../../../shared/inspector/captured-exchange'
 import { exchangeMetrics, headerValue, isEventStream, isRunning } from '../../../../shared/inspector/exchange'
 import type { ExchangeSnapshot, StopState } from '../../lib/exchange-run'
 import { Tabs } from '../common/Tabs'
@@ -11,6 +12,7 @@ import { MetricsBar } from './MetricsBar'
 import { OutcomeBadge } from './OutcomeBadge'
 import { ParsedView } from './ParsedView'
 import { OptimizerReportView, ToolSelectorReportView } from './ReportViews'
+import { RequestBodies } from './RequestBodies'
 import { Timeline } from './Timeline'
 
 type Section = 'reports' | 'headers' | 'request' | 'export'
@@ -39,23 +41,35 @@ interface InspectorProps {
   /** ms since the request was sent, ticking while it runs. */
   elapsed: number
   onEditAndResend?: (() => void) | undefined
+  /** Set for an exchange the gateway captured: its headers and bodies as received, and the model server's side. */
+  captured?: CapturedInspection | undefined
+  /** Buttons for the header (open in playground, exports…). */
+  actions?: ReactNode
 }
 
-export function Inspector({ snapshot, elapsed, onEditAndResend }: InspectorProps) {
+/** Which frames the split shows: what the client got, or what the model server sent. */
+type Side = 'client' | 'upstream'
+
+export function Inspector({ snapshot, elapsed, onEditAndResend, captured, actions }: InspectorProps) {
   const [section, setSection] = useState<Section>('reports')
   const [selectedSeq, setSelectedSeq] = useState<number | null>(null)
-  const { exchange, reply, outcome, frames, frameCount } = snapshot
+  const [side, setSide] = useState<Side>('client')
+  const { exchange, outcome } = snapshot
+  const upstream = side === 'upstream' ? (captured?.upstream ?? null) : null
+  const frames = upstream?.frames ?? snapshot.frames
+  const frameCount = upstream === null ? snapshot.frameCount : upstream.frames.length
+  const reply = upstream?.reply ?? snapshot.reply
   const running = isRunning(outcome)
-  const metrics = exchangeMetrics(exchange, reply, elapsed)
-  const streamed = exchange.response === null || isEventStream(exchange.response)
+  const metrics = exchangeMetrics(exchange, snapshot.reply, elapsed)
+  const streamed = upstream !== null ? upstream.frames.length > 0 || upstream.bodyText === null : exchange.response === null || isEventStream(exchange.response)
+  const bodyText = upstream !== null ? upstream.bodyText : exchange.bodyText
   const responseHeaders = exchange.response?.headers ?? []
   const optimizer = headerValue(responseHeaders, MortarHeader.optimizer)
   const toolSelector = headerValue(responseHeaders, MortarHeader.toolSelector)
-  const requestHeaders: Array<[string, string]> = [
-    ['Authorization', 'Bearer mk_live_… (this window’s key, not shown)'],
-    ['Content-Type', 'application/json'],
-    ...Object.entries(exchange.request.headers),
-  ]
+  const requestHeaders: Array<[string, string]> =
+    captured !== undefined
+      ? captured.requestHeaders
+      : [['Authorization', 'Bearer mk_live_… (this window’s key, not shown)'], ['Content-Type', 'application/json'], ...Object.entries(exchange.request.headers)]
   const stop = stopText(snapshot.stop)
 
   return (
@@ -73,6 +87,7 @@ export function Inspector({ snapshot, elapsed, onEditAndResend }: InspectorProps
           </span>
         ) : null}
         <span className="spacer" />
+        {actions}
         {onEditAndResend !== undefined ? (
           <button type="button" className="button button--small" onClick={onEditAndResend} data-testid="edit-resend">
             Edit and resend
@@ -81,7 +96,28 @@ export function Inspector({ snapshot, elapsed, onEditAndResend }: InspectorProps
       </header>
       <MetricsBar metrics={metrics} frames={frameCount} pings={reply.pings} />
       {streamed ? <Timeline frames={frames} count={frameCount} spanMs={metrics.durationMs ?? elapsed} responseAt={exchange.response?.at ?? null} /> : null}
-      <div className="inspector__split">
+      {captured?.upstream != null ? (
+        <div className="inspector__sides" role="group" aria-label="Which side of the exchange">
+          <button
+            type="button"
+            className={`button button--small ${side === 'client' ? 'button--active' : ''}`}
+            onClick={() => setSide('client')}
+            data-testid="side-client"
+          >
+            What the client got
+          </button>
+          <button
+            type="button"
+            className={`button button--small ${side === 'upstream' ? 'button--active' : ''}`}
+            onClick={() => setSide('upstream')}
+            data-testid="side-upstream"
+          >
+            What the model server sent
+          </button>
+          <span className="muted">{side === 'upstream' ? `from ${captured.upstream.replica}, HTTP ${captured.upstream.status ?? '—'}` : ''}</span>
+        </div>
+      ) : null}
+      <div className="inspector__split" data-side={side}>
         <div className="inspector__frames">
           <h3>{streamed ? 'Raw frames' : 'Raw body'}</h3>
           {streamed ? (
@@ -91,7 +127,7 @@ export function Inspector({ snapshot, elapsed, onEditAndResend }: InspectorProps
             </>
           ) : (
             <pre className="code raw-body" data-testid="raw-body">
-              {exchange.bodyText ?? (running ? 'Waiting for the response…' : '')}
+              {bodyText ?? (running ? 'Waiting for the response…' : '')}
             </pre>
           )}
         </div>
@@ -111,7 +147,7 @@ export function Inspector({ snapshot, elapsed, onEditAndResend }: InspectorProps
         ) : null}
         {section === 'headers' ? (
           <div className="reports">
-            <HeadersTable headers={requestHeaders} testId="request-headers" caption={`POST ${exchange.request.url}`} />
+            <HeadersTable headers={requestHeaders} testId="request-headers" caption={`POST ${exchange.request.url}${captured !== undefined ? ' (as received; credentials as hints)' : ''}`} />
             <HeadersTable
               headers={responseHeaders}
               testId="response-headers"
@@ -120,9 +156,13 @@ export function Inspector({ snapshot, elapsed, onEditAndResend }: InspectorProps
           </div>
         ) : null}
         {section === 'request' ? (
-          <pre className="code" data-testid="request-body">
-            {JSON.stringify(exchange.request.body, null, 2)}
-          </pre>
+          captured !== undefined ? (
+            <RequestBodies received={captured.receivedBody} model={captured.modelBody} />
+          ) : (
+            <pre className="code" data-testid="request-body">
+              {JSON.stringify(exchange.request.body, null, 2)}
+            </pre>
+          )
         ) : null}
         {section === 'export' ? <ExportPanel exchange={exchange} frames={frames} frameCount={frameCount} /> : null}
       </div>

@@ -1,7 +1,8 @@
-import type { CSSProperties } from 'react'
 import type { TrafficRow } from '../../../../shared/telemetry/traffic-table'
 import { formatClock, formatCost, formatMs } from '../../lib/format'
+import { fixedColumn, gridStyle, growingColumn, type GridColumn } from '../../lib/grid-columns'
 import { VirtualList } from '../common/VirtualList'
+import { TableHeaderRow } from './TableHeaderRow'
 
 const ROW_HEIGHT = 30
 
@@ -15,60 +16,30 @@ interface TrafficTableProps {
   onStop(id: string): void
 }
 
-interface Column {
-  title: string
-  /** The grid track, whose smallest width is `min` px. */
-  track: string
-  min: number
-}
-
-const fixed = (title: string, px: number): Column => ({ title, track: `${px}px`, min: px })
-const growing = (title: string, px: number, fr: number): Column => ({ title, track: `minmax(${px}px, ${fr}fr)`, min: px })
-
 // Stop sits next to the status it changes, so it is in view without scrolling sideways.
-const COLUMNS: readonly Column[] = [
-  fixed('Time', 88),
-  fixed('Status', 120),
-  fixed('', 56),
-  growing('Client', 96, 1),
-  growing('Model', 110, 1.4),
-  growing('Session', 90, 1),
-  fixed('TTFT', 70),
-  fixed('Duration', 76),
-  fixed('Tokens (in/out)', 90),
-  fixed('Usage', 64),
-  fixed('Cost', 64),
-  growing('Served by', 70, 1),
-  fixed('Dedupe', 56),
+const COLUMNS: readonly GridColumn[] = [
+  fixedColumn('Time', 88),
+  fixedColumn('Status', 120),
+  fixedColumn('', 56),
+  growingColumn('Client', 96, 1),
+  growingColumn('Model', 110, 1.4),
+  growingColumn('Session', 90, 1),
+  fixedColumn('TTFT', 70),
+  fixedColumn('Duration', 76),
+  fixedColumn('Tokens (in/out)', 90),
+  fixedColumn('Usage', 64),
+  fixedColumn('Cost', 64),
+  growingColumn('Served by', 70, 1),
+  fixedColumn('Dedupe', 56),
 ]
-const GAP_PX = 8
-const PADDING_PX = 8
-
-/**
- * The header row and every body row share one grid (the columns above) and one smallest width,
- * so each title sits over its column at any window width; narrower windows scroll the header
- * and the rows sideways together.
- */
-const gridStyle = {
-  '--traffic-columns': COLUMNS.map((c) => c.track).join(' '),
-  '--traffic-gap': `${GAP_PX}px`,
-  '--traffic-min-width': `${COLUMNS.reduce((sum, c) => sum + c.min, 0) + GAP_PX * (COLUMNS.length - 1) + 2 * PADDING_PX}px`,
-} as CSSProperties
+const GRID = gridStyle(COLUMNS)
 
 export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect, onStop }: TrafficTableProps) {
   return (
-    <div className="traffic" role="table" aria-label="Requests" style={gridStyle}>
+    <div className="traffic" role="table" aria-label="Requests" style={GRID}>
       <VirtualList
         testId="traffic-table"
-        header={
-          <div className="traffic__row traffic__row--head" role="row">
-            {COLUMNS.map((column, i) => (
-              <span key={i} role="columnheader">
-                {column.title}
-              </span>
-            ))}
-          </div>
-        }
+        header={<TableHeaderRow columns={COLUMNS} />}
         count={rows.length}
         rowHeight={ROW_HEIGHT}
         renderRow={(index) => {

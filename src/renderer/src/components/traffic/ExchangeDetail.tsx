@@ -1,0 +1,74 @@
+import { useMemo } from 'react'
+import type { Exchange } from '../../../../shared/api/traffic'
+import { inspectCaptured } from '../../../../shared/inspector/captured-exchange'
+import type { ExchangeSnapshot } from '../../lib/exchange-run'
+import { Inspector } from '../inspector/Inspector'
+
+interface ExchangeDetailProps {
+  exchange: Exchange
+  /** The gateway's base URL, so exports print a full URL. */
+  baseUrl: string
+  onOpenInPlayground(exchange: Exchange): void
+  onOpenSession(session: string): void
+  onExport(format: 'har' | 'jsonl', id: string): void
+}
+
+/** A captured exchange in the same inspector the playground uses, with what only capture knows. */
+export function ExchangeDetail({ exchange, baseUrl, onOpenInPlayground, onOpenSession, onExport }: ExchangeDetailProps) {
+  const captured = useMemo(() => inspectCaptured(exchange, baseUrl), [exchange, baseUrl])
+  const snapshot: ExchangeSnapshot = {
+    exchange: captured.recorded,
+    frames: captured.client.frames,
+    frameCount: captured.client.frames.length,
+    reply: captured.client.reply,
+    outcome: captured.outcome,
+    stop: { kind: 'idle' },
+    requestId: exchange.completion_id ?? exchange.request_id,
+  }
+  const chat = exchange.endpoint.endsWith('/chat/completions')
+  const session = exchange.session
+  return (
+    <div className="exchange-detail" data-testid="traffic-detail" data-id={exchange.id}>
+      <div className="exchange-detail__facts muted">
+        <span data-testid="traffic-detail-client">{exchange.client.label}</span>
+        {exchange.client.key_hint !== null ? <code> {exchange.client.key_hint}</code> : null}
+        {' · '}
+        {exchange.method} {exchange.request.url}
+        {exchange.replica !== null ? ` · served by ${exchange.replica}` : exchange.deployment !== null ? ` · ${exchange.deployment}` : ''}
+        {exchange.usage_source !== null ? ` · usage: ${exchange.usage_source}` : ''}
+        {exchange.truncated !== null ? (
+          <span className="field__problem" data-testid="traffic-detail-truncated">
+            {' '}
+            · truncated: {exchange.truncated.kept_bytes} of {exchange.truncated.original_bytes} bytes kept, {exchange.truncated.dropped_frames} frames dropped
+          </span>
+        ) : null}
+      </div>
+      <Inspector
+        key={exchange.id}
+        snapshot={snapshot}
+        elapsed={exchange.duration_ms ?? 0}
+        captured={captured}
+        actions={
+          <>
+            {chat ? (
+              <button type="button" className="button button--small" onClick={() => onOpenInPlayground(exchange)} data-testid="traffic-open-playground">
+                Open in playground
+              </button>
+            ) : null}
+            {session !== null ? (
+              <button type="button" className="button button--small" onClick={() => onOpenSession(session)} data-testid="traffic-open-session">
+                Session view
+              </button>
+            ) : null}
+            <button type="button" className="button button--small" onClick={() => onExport('har', exchange.id)} data-testid="traffic-detail-har">
+              HAR
+            </button>
+            <button type="button" className="button button--small" onClick={() => onExport('jsonl', exchange.id)} data-testid="traffic-detail-jsonl">
+              JSONL
+            </button>
+          </>
+        }
+      />
+    </div>
+  )
+}

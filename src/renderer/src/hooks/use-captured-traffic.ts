@@ -1,0 +1,124 @@
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { trafficEventSchema, type CaptureStatus, type ExchangeSummary, type TrafficEvent } from '../../../shared/api/traffic'
+import { applyTrafficEvent, filterParams, isSearching, mergePage, type TrafficFilterForm } from '../lib/captured-rows'
+import { followEventStream, type StreamConnection } from '../lib/follow-event-stream'
+import type { GatewayClient } from '../lib/gateway-client'
+
+/** Live events are folded in batches: a burst of requests is one render, not one per event. */
+const BATCH_MS = 100
+/** While a search runs, live events re-run it, at most this often. */
+const SEARCH_REFRESH_MS = 400
+const PAGE_SIZE = 200
+
+export interface CapturedTraffic {
+  rows: ExchangeSummary[]
+  /** The first page is being read from the store. */
+  loading: boolean
+  error: string | null
+  connection: StreamConnection
+  /** The capture mode and limits: undefined until known, null from a gateway without the traffic API. */
+  capture: CaptureStatus | null | undefined
+  hasOlder: boolean
+  loadOlder(): void
+  clear(): Promise<void>
+}
+
+/**
+ * The captured exchanges of the key's organization: the newest page from the store (so a reload
+ * shows what came before), then every new one from GET /v1/traffic/live as it starts and ends.
+ */
+export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterForm): CapturedTraffic {
+  const [rows, setRows] = useState<ExchangeSummary[]>([])
+  /** Which query the rows answer, so `loading` is derived rather than set. */
+  const [answered, setAnswered] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [cursor, setCursor] = useState<string | null>(null)
+  const [connection, setConnection] = useState<StreamConnection>({ kind: 'connecting' })
+  const [capture, setCapture] = useState<CaptureStatus | null | undefined>(undefined)
+  const [refresh, setRefresh] = useState(0)
+  const formRef = useRef(form)
+  useEffect(() => {
+    formRef.current = form
+  }, [form])
+  const query = `${JSON.stringify(filterParams(form))}#${refresh}`
+
+  // The first page, again whenever the filters change (or a search is to be re-run).
+  useEffect(() => {
+    const controller = new AbortController()
+    client.listExchanges({ ...filterParams(form), limit: PAGE_SIZE }, controller.signal).then(
+      (page) => {
+        setRows(page.data)
+        setCursor(page.next_cursor)
+        setError(null)
+        setAnswered(query)
+      },
+      (failure: unknown) => {
+        if (controller.signal.aborted) return
+        setError(failure instanceof Error ? failure.message : String(failure))
+        setAnswered(query)
+      },
+    )
+    return () => controller.abort()
+  }, [client, form, query])
+
+  useEffect(() => {
+    const controller = new AbortController()
+    client.captureStatus(controller.signal).then(setCapture, () => {
+      if (!controller.signal.aborted) setCapture(null)
+    })
+    return () => controller.abort()
+  }, [client, refresh])
+
+  useEffect(() => {
+    const controller = new AbortController()
+    let pending: TrafficEvent[] = []
+    let batch: ReturnType<typeof setTimeout> | undefined
+    let search: ReturnType<typeof setTimeout> | undefined
+    const flush = () => {
+      batch = undefined
+      const events = pending
+      pending = []
+      setRows((current) => events.reduce((r, e) => applyTrafficEvent(r, e, formRef.current), current))
+      if (isSearching(formRef.current)) search ??= setTimeout(() => ((search = undefined), setRefresh((n) => n + 1)), SEARCH_REFRESH_MS)
+    }
+    void followEventStream({
+      open: (signal) => client.openTrafficLive(signal),
+      onData: (data) => {
+        let parsed: TrafficEvent
+        try {
+          parsed = trafficEventSchema.parse(JSON.parse(data))
+        } catch {
+          return // an event of a newer gateway: not ours to read
+        }
+        pending.push(parsed)
+        batch ??= setTimeout(flush, BATCH_MS)
+      },
+      onConnection: setConnection,
+      signal: controller.signal,
+    })
+    return () => {
+      controller.abort()
+      clearTimeout(batch)
+      clearTimeout(search)
+    }
+  }, [client])
+
+  const loadOlder = useCallback(() => {
+    if (cursor === null) return
+    client.listExchanges({ ...filterParams(formRef.current), limit: PAGE_SIZE, cursor }).then(
+      (page) => {
+        setRows((current) => mergePage(current, page.data))
+        setCursor(page.next_cursor)
+      },
+      (failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)),
+    )
+  }, [client, cursor])
+
+  const clear = useCallback(async () => {
+    await client.clearExchanges()
+    setRows([])
+    setCursor(null)
+  }, [client])
+
+  return { rows, loading: answered !== query, error, connection, capture, hasOlder: cursor !== null, loadOlder, clear }
+}

@@ -77,8 +77,13 @@ test('a key created in Settings works from the openai SDK, and stops working whe
 
   // Traffic names the key that sent it.
   await page.getByTestId('nav-traffic').click()
-  const sent = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-key-name').filter({ hasText: 'e2e-sdk' }) })
-  await expect(sent).toHaveAttribute('data-status', 'finished')
+  // (Every call is an exchange: models.list and the completion, each under the key's name.)
+  const sent = page
+    .getByTestId('traffic-row')
+    .filter({ has: page.getByTestId('traffic-key-name').filter({ hasText: 'e2e-sdk' }) })
+    .filter({ has: page.getByTestId('traffic-endpoint').filter({ hasText: '/v1/chat/completions' }) })
+  await expect(sent).toHaveAttribute('data-outcome', 'finished')
+  await expect(page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-key-name').filter({ hasText: 'e2e-sdk' }) })).toHaveCount(2)
 
   // Revoke in Settings (with its confirmation): the next SDK call gets 401.
   await page.getByTestId('nav-settings').click()

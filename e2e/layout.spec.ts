@@ -92,7 +92,7 @@ for (const width of [800, 1280]) {
       })
       try {
         const row = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-session').filter({ hasText: `layout-${width}` }) })
-        await expect(row).toHaveAttribute('data-status', 'running')
+        await expect(row).toHaveAttribute('data-outcome', 'in_progress')
         const headCells = page.getByRole('columnheader')
         const cells = row.locator('xpath=./*')
         await expectColumnsAligned(headCells, cells)
@@ -107,7 +107,7 @@ for (const width of [800, 1280]) {
         })
         await expectColumnsAligned(headCells, cells)
         await stop.click()
-        await expect(row).toHaveAttribute('data-status', 'stopped')
+        await expect(row).toHaveAttribute('data-outcome', 'stopped')
       } finally {
         controller.abort()
         await response.body?.cancel().catch(() => {})

@@ -53,7 +53,7 @@ test('Escape stops too, and Disconnect marks the stream client-disconnected', as
 
   // The gateway saw the hang-up too: Traffic shows it ended as client_disconnected.
   await page.getByTestId('nav-traffic').click()
-  await expect(page.getByTestId('traffic-row').filter({ has: page.locator('[data-testid="traffic-status"]', { hasText: 'client_disconnected' }) })).toHaveCount(1)
+  await expect(page.locator('[data-testid="traffic-row"][data-outcome="disconnected"]')).toHaveCount(1)
   // History keeps both runs.
   await page.getByTestId('nav-playground').click()
   await expect(page.getByTestId('history-item')).toHaveCount(2)

@@ -6,7 +6,8 @@ import { openUi, saveScreenshot, words } from './fixtures/ui'
 let server: MortarServer
 
 test.beforeAll(async () => {
-  server = await startMortarServer({ args: ['--scripted-tps', '20'] })
+  // Capture off: Traffic is built from the telemetry stream alone (captured-traffic.spec.ts has the rest).
+  server = await startMortarServer({ args: ['--scripted-tps', '20', '--capture', 'off'] })
 })
 
 test.afterAll(async () => {

@@ -28,6 +28,7 @@ import { DEFAULT_MEMORY_LIMITS } from './capture/capture-limits'
 import { recorderOf } from './capture/exchange-recorder'
 import { TrafficCapture } from './capture/traffic-capture'
 import { trafficRouter } from './routes/traffic'
+import { sessionPrefixesRouter } from './routes/session-prefixes'
 import type { CompletionObserver } from './pipeline/completion-context'
 import { DEFAULT_DIALECT, type Dialect } from '../shared/api/dialect'
 
@@ -147,6 +148,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture))
+  v1.use(TRAFFIC_BASE.slice('/v1'.length), sessionPrefixesRouter(capture, currentCatalog))
   v1.post('/generations/:id/stop', stopGeneration(generations))
   v1.all('/chat/completions', methodNotAllowed('POST'))
   v1.all('/generations/:id/stop', methodNotAllowed('POST'))

@@ -1,12 +1,14 @@
 import { z } from 'zod'
+import { TRAFFIC_BASE } from './traffic'
 
 /**
- * GET /v1/sessions/{session}/prefixes: for each chat completion of a session, in order, how much
+ * GET /v1/traffic/sessions/{session}/prefixes: for each chat completion of a session, in order, how much
  * of its rendered prompt it shares with the previous one, in the model's tokens, and where the two
  * first differ — what decides whether a model server's prefix cache can hit — beside the
  * `cached_tokens` the server reported. Computed from the captured exchanges (docs/traffic.md).
  */
-export const sessionPrefixesPath = (session: string): string => `/v1/sessions/${encodeURIComponent(session)}/prefixes`
+export const SESSION_PREFIXES_ROUTE = `${TRAFFIC_BASE}/sessions/:session/prefixes`
+export const sessionPrefixesPath = (session: string): string => `${TRAFFIC_BASE}/sessions/${encodeURIComponent(session)}/prefixes`
 
 /** At most this many exchanges (the newest) are compared per call. */
 export const MAX_PREFIX_EXCHANGES = 200

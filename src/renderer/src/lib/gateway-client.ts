@@ -4,6 +4,7 @@ import type { ModelList, ModelObject, StopGenerationResponse } from '../../../sh
 import type { ErrorEnvelope } from '../../../shared/api/errors'
 import { statusResponseSchema, type StatusResponse } from '../../../shared/api/health'
 import type { ApiKeyObject, CreatedApiKey, CreateKeyRequest } from '../../../shared/api/keys'
+import { sessionPrefixesPath, sessionPrefixesSchema, type SessionPrefixes } from '../../../shared/api/session-prefixes'
 import {
   captureStatusSchema,
   clearResultSchema,
@@ -179,6 +180,13 @@ export class GatewayClient {
     const response = await this.send(`${TrafficPath.export}${trafficQueryString(params)}`, { cache: 'no-store' })
     if (!response.ok) throw await errorOf(response)
     return response.blob()
+  }
+
+  /** GET /v1/traffic/sessions/{session}/prefixes: each prompt's shared prefix with the previous one, in tokens. */
+  async sessionPrefixes(session: string, signal?: AbortSignal): Promise<SessionPrefixes> {
+    const response = await this.send(sessionPrefixesPath(session), { signal: signal ?? null, cache: 'no-store' })
+    if (!response.ok) throw await errorOf(response)
+    return sessionPrefixesSchema.parse(await response.json())
   }
 
   async openTrafficLive(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {

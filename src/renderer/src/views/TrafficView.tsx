@@ -3,8 +3,10 @@ import type { Exchange } from '../../../shared/api/traffic'
 import { ExchangeDetail } from '../components/traffic/ExchangeDetail'
 import { ExchangeTable } from '../components/traffic/ExchangeTable'
 import { ExchangeToolbar } from '../components/traffic/ExchangeToolbar'
+import { SessionView } from '../components/traffic/SessionView'
 import { useCapturedExchange } from '../hooks/use-captured-exchange'
 import { useCapturedTraffic } from '../hooks/use-captured-traffic'
+import { useSessionPrefixes } from '../hooks/use-session-prefixes'
 import type { Traffic } from '../hooks/use-traffic'
 import { filterParams, noFilter, valuesSeen, type TrafficFilterForm } from '../lib/captured-rows'
 import type { GatewayClient } from '../lib/gateway-client'
@@ -45,6 +47,7 @@ function CapturedTrafficView({
   const [selectedId, setSelectedId] = useState<string | null>(null)
   const [stopNotes, setStopNotes] = useState<Record<string, string>>({})
   const [problem, setProblem] = useState<string | null>(null)
+  const [session, setSession] = useState<string | null>(null)
   const { rows } = captured
   const seen = useMemo(() => valuesSeen(rows), [rows])
   const running = useMemo(() => rows.filter((row) => row.outcome === 'in_progress').length, [rows])
@@ -77,7 +80,7 @@ function CapturedTrafficView({
   }, [captured])
 
   return (
-    <div className={`traffic-view ${selected !== undefined ? 'traffic-view--selected' : ''}`} data-testid="traffic-view">
+    <div className={`traffic-view ${selected !== undefined || session !== null ? 'traffic-view--selected' : ''}`} data-testid="traffic-view">
       <ExchangeToolbar
         form={form}
         seen={seen}
@@ -106,8 +109,19 @@ function CapturedTrafficView({
           Load older
         </button>
       ) : null}
-      {selected !== undefined ? (
-        <SelectedExchange client={client} summary={selected} onOpenInPlayground={onOpenCaptured} onExport={onExport} onOpenSession={(session) => setForm(() => ({ ...noFilter, session }))} />
+      {session !== null ? (
+        <SessionPanel
+          client={client}
+          session={session}
+          version={rows.filter((row) => row.session === session).length}
+          onSelect={(id) => {
+            setSession(null)
+            setSelectedId(id)
+          }}
+          onClose={() => setSession(null)}
+        />
+      ) : selected !== undefined ? (
+        <SelectedExchange client={client} summary={selected} onOpenInPlayground={onOpenCaptured} onExport={onExport} onOpenSession={setSession} />
       ) : null}
     </div>
   )
@@ -130,4 +144,11 @@ function SelectedExchange({
   if (state.kind === 'loading') return <p className="muted">Reading the exchange…</p>
   if (state.kind === 'failed') return <p className="field__problem">Could not read the exchange: {state.message}</p>
   return <ExchangeDetail exchange={state.exchange} baseUrl={client.url('/')} onOpenInPlayground={onOpenInPlayground} onOpenSession={onOpenSession} onExport={onExport} />
+}
+
+function SessionPanel({ client, session, version, onSelect, onClose }: { client: GatewayClient; session: string; version: number; onSelect(id: string): void; onClose(): void }) {
+  const state = useSessionPrefixes(client, session, String(version))
+  if (state.kind === 'loading') return <p className="muted">Comparing the session&apos;s prompts…</p>
+  if (state.kind === 'failed') return <p className="field__problem">Could not compare the session&apos;s prompts: {state.message}</p>
+  return <SessionView prefixes={state.prefixes} onSelect={onSelect} onClose={onClose} />
 }

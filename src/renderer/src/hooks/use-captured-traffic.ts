@@ -36,6 +36,8 @@ export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterFor
   const [connection, setConnection] = useState<StreamConnection>({ kind: 'connecting' })
   const [capture, setCapture] = useState<CaptureStatus | null | undefined>(undefined)
   const [refresh, setRefresh] = useState(0)
+  /** Bumped by each batch of live events, so the store's size in the toolbar follows. */
+  const [statusTick, setStatusTick] = useState(0)
   const formRef = useRef(form)
   useEffect(() => {
     formRef.current = form
@@ -67,7 +69,7 @@ export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterFor
       if (!controller.signal.aborted) setCapture(null)
     })
     return () => controller.abort()
-  }, [client, refresh])
+  }, [client, refresh, statusTick])
 
   useEffect(() => {
     const controller = new AbortController()
@@ -79,6 +81,7 @@ export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterFor
       const events = pending
       pending = []
       setRows((current) => events.reduce((r, e) => applyTrafficEvent(r, e, formRef.current), current))
+      if (events.some((event) => event.type !== 'exchange.started')) setStatusTick((n) => n + 1)
       if (isSearching(formRef.current)) search ??= setTimeout(() => ((search = undefined), setRefresh((n) => n + 1)), SEARCH_REFRESH_MS)
     }
     void followEventStream({

@@ -1,19 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { EXPOSED_HEADERS } from '../../shared/api/headers'
 import { GatewayError } from '../errors'
 
-/** The response headers a page may read: every Mortar report, and the request IDs. */
-export const EXPOSED_HEADERS = [
-  'X-Mortar-Request-Id',
-  'X-Mortar-Deployment',
-  'X-Mortar-Model',
-  'X-Mortar-Upstream',
-  'X-Mortar-Session',
-  'X-Mortar-Optimizer',
-  'X-Mortar-Tool-Selector',
-  'X-Mortar-Dedupe',
-  'X-Mortar-Dialect',
-  'X-Request-Id',
-].join(', ')
+const EXPOSED_HEADERS_VALUE = EXPOSED_HEADERS.join(', ')
 
 /**
  * Cross-origin requests. A page may call the gateway only from an allowed origin (`--allow-origin`)
@@ -42,7 +31,7 @@ export function corsPolicy(allowedOrigins: readonly string[]): (req: IncomingMes
     }
     res.setHeader('Access-Control-Allow-Origin', origin)
     res.setHeader('Vary', 'Origin')
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS)
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS_VALUE)
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
       const requested = req.headers['access-control-request-headers']

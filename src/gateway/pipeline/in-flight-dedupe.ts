@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { ChatCompletionRequest } from '../../shared/api/chat-request'
+import { HeaderName } from '../../shared/api/headers'
 import { GatewayError, invalidRequest } from '../errors'
 import type { JsonReply } from './respond-json'
 
@@ -17,15 +18,15 @@ export function parseDedupeRequest(
   if (dedupeHeader === undefined) return undefined
   if (dedupeHeader.trim().toLowerCase() !== 'in-flight') {
     throw invalidRequest(
-      `X-Mortar-Dedupe has a value Mortar doesn't recognise: ${JSON.stringify(dedupeHeader.slice(0, 100))}. The only value is \`in-flight\`.`,
-      'X-Mortar-Dedupe',
+      `${HeaderName.dedupe} has a value Mortar doesn't recognise: ${JSON.stringify(dedupeHeader.slice(0, 100))}. The only value is \`in-flight\`.`,
+      HeaderName.dedupe,
     )
   }
-  if (request.stream) throw invalidRequest('X-Mortar-Dedupe: in-flight needs `stream: false`.', 'stream')
+  if (request.stream) throw invalidRequest(`${HeaderName.dedupe}: in-flight needs \`stream: false\`.`, 'stream')
   if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
     throw invalidRequest(
-      'X-Mortar-Dedupe: in-flight needs an Idempotency-Key of 1 to 128 letters, digits, `.`, `_`, `-` or `:`.',
-      'Idempotency-Key',
+      `${HeaderName.dedupe}: in-flight needs an ${HeaderName.idempotencyKey} of 1 to 128 letters, digits, \`.\`, \`_\`, \`-\` or \`:\`.`,
+      HeaderName.idempotencyKey,
     )
   }
   return { key: idempotencyKey }
@@ -89,7 +90,7 @@ export class InFlightDedupe {
         type: 'conflict_error',
         code: 'idempotency_key_conflict',
         message: `The Idempotency-Key ${JSON.stringify(key)} is in use by a different request that is still running. Use a new key for a different request.`,
-        param: 'Idempotency-Key',
+        param: HeaderName.idempotencyKey,
         retryable: false,
       })
     }

@@ -7,6 +7,7 @@ import {
 } from '../../shared/api/optimizer'
 import { invalidRequest } from '../errors'
 import { RULESET_VERSION, runRuleset } from '../optimizer/ruleset'
+import { HeaderName } from '../../shared/api/headers'
 
 /** The deployment's mode (`mortar serve --optimizer`): `shadow` measures only, and is the default. */
 export type OptimizerMode = 'shadow' | 'on' | 'off'
@@ -36,7 +37,7 @@ export function optimizePrompt(
   settings: OptimizerSettings,
 ): { request: ChatCompletionRequest; report: string } {
   const parsed = parseOptimizeHeader(header)
-  if (!parsed.ok) throw invalidRequest(parsed.message, 'X-Mortar-Optimize')
+  if (!parsed.ok) throw invalidRequest(parsed.message, HeaderName.optimize)
   const passes = settings.deploymentMode === 'off' ? undefined : passesFor(parsed.value, settings.orgDefault)
   if (passes === undefined) return { request, report: `ruleset=${OPTIMIZER_RULESET}; mode=off` }
 

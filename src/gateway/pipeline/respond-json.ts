@@ -4,6 +4,7 @@ import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
 import { sendJson } from '../http/send-json'
 import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
+import { HeaderName } from '../../shared/api/headers'
 
 /** A finished non-streaming reply: the completion object, and the model server that made it. */
 export interface JsonReply {
@@ -76,7 +77,7 @@ export async function generateJsonReply(
 /** Send a generated reply (when the client is still there to get it). */
 export function sendJsonReply(res: ServerResponse, reply: JsonReply | undefined): void {
   if (reply === undefined || res.destroyed) return
-  if (reply.upstream !== undefined) res.setHeader('X-Mortar-Upstream', reply.upstream)
+  if (reply.upstream !== undefined) res.setHeader(HeaderName.upstream, reply.upstream)
   sendJson(res, 200, reply.completion)
 }
 

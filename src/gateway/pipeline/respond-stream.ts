@@ -4,6 +4,7 @@ import { runGeneration, startGeneration } from '../generation/run-generation'
 import { ChunkEncoder } from '../sse/chunk-encoder'
 import { SseWriter } from '../sse/sse-writer'
 import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
+import { HeaderName } from '../../shared/api/headers'
 
 export interface StreamOptions {
   /** How often `: ping` goes out while forwarding: 10 s, shorter only in tests. */
@@ -28,7 +29,7 @@ export async function respondWithStream(
 ): Promise<void> {
   // Throws before anything is written: a model server's refusal is still an HTTP status.
   const started = await startGeneration(context.model.backend, planInput(context), live, (refused) => options.onEnd(refused, undefined))
-  if (started?.upstream !== undefined) res.setHeader('X-Mortar-Upstream', started.upstream)
+  if (started?.upstream !== undefined) res.setHeader(HeaderName.upstream, started.upstream)
 
   const writer = new SseWriter(res)
   const chunks = new ChunkEncoder(context.id, context.created, context.model.id, context.dialect.finishChunkHasDelta)

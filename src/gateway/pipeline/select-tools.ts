@@ -2,6 +2,7 @@ import type { ChatCompletionRequest, ChatTool } from '../../shared/api/chat-requ
 import { invalidRequest } from '../errors'
 import { pythonJsonDumps } from '../tokens/python-json'
 import type { Tokenizer } from '../tokens/tokenizer'
+import { HeaderName } from '../../shared/api/headers'
 
 /**
  * Stage: named tool selection (`X-Mortar-Tool-Select: named`). A client that sends its whole
@@ -18,14 +19,14 @@ export function selectTools(
   if (header === undefined) return { request, report: undefined }
   if (header.trim().toLowerCase() !== 'named') {
     throw invalidRequest(
-      `X-Mortar-Tool-Select has a value Mortar doesn't recognise: ${JSON.stringify(header.slice(0, 100))}. The only value is \`named\`.`,
-      'X-Mortar-Tool-Select',
+      `${HeaderName.toolSelect} has a value Mortar doesn't recognise: ${JSON.stringify(header.slice(0, 100))}. The only value is \`named\`.`,
+      HeaderName.toolSelect,
     )
   }
   const choice = request.toolChoice
   if (typeof choice !== 'object') {
     throw invalidRequest(
-      'X-Mortar-Tool-Select: named needs an object-form `tool_choice` naming the function to keep, e.g. {"type": "function", "function": {"name": "get_weather"}}.',
+      `${HeaderName.toolSelect}: named needs an object-form \`tool_choice\` naming the function to keep, e.g. {"type": "function", "function": {"name": "get_weather"}}.`,
       'tool_choice',
     )
   }

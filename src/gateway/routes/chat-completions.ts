@@ -1,7 +1,7 @@
 import { randomHex } from '../random-id'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { DIALECT_RULES, type Dialect } from '../../shared/api/dialect'
-import { MortarHeader } from '../../shared/api/headers'
+import { FINGERPRINT_HEADERS, HeaderName, MortarHeader } from '../../shared/api/headers'
 import type { RequestAcceptedEvent } from '../../shared/api/telemetry'
 import type { Principal } from '../auth/key-store'
 import type { ModelCatalog } from '../config/model-catalog'
@@ -50,7 +50,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
     // The key's own dialect wins over the gateway's; every answer says which one it speaks, errors included.
     const dialectName = principal.dialect ?? deps.dialect()
     const dialect = DIALECT_RULES[dialectName]
-    res.setHeader(MortarHeader.dialect, dialectName)
+    res.setHeader(HeaderName.dialect, dialectName)
     const body = await readJsonBody(req, deps.bodyLimitBytes)
     const validated = validateChatRequest(body.value, { stream: dialect.streamByDefault })
     const dedupeRequest = parseDedupeRequest(header(req.headers, MortarHeader.dedupe), header(req.headers, MortarHeader.idempotencyKey), validated)
@@ -71,12 +71,12 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
       recorder.modelBody = () => upstreamRequestBody(request, { model: model.id, maxTokens: plan.maxTokens, askForUsage: false })
     }
 
-    res.setHeader('X-Mortar-Request-Id', context.id)
-    res.setHeader('X-Mortar-Deployment', model.backend.deployment)
-    res.setHeader('X-Mortar-Model', model.id)
-    res.setHeader('X-Mortar-Session', session.name)
-    res.setHeader('X-Mortar-Optimizer', optimized.report)
-    if (selected.report !== undefined) res.setHeader('X-Mortar-Tool-Selector', selected.report)
+    res.setHeader(HeaderName.requestId, context.id)
+    res.setHeader(HeaderName.deployment, model.backend.deployment)
+    res.setHeader(HeaderName.model, model.id)
+    res.setHeader(HeaderName.session, session.name)
+    res.setHeader(HeaderName.optimizer, optimized.report)
+    if (selected.report !== undefined) res.setHeader(HeaderName.toolSelector, selected.report)
 
     const telemetryBase = { org: principal.org, session: session.name, model: model.id }
     const accepted = (id: string, dedupe: RequestAcceptedEvent['dedupe']): RequestAcceptedEvent => ({
@@ -114,11 +114,7 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
     }
 
     if (dedupeRequest !== undefined) {
-      const fingerprint = requestFingerprint(body.raw, [
-        header(req.headers, MortarHeader.optimize),
-        header(req.headers, MortarHeader.session),
-        header(req.headers, MortarHeader.toolSelect),
-      ])
+      const fingerprint = requestFingerprint(body.raw, FINGERPRINT_HEADERS.map((name) => header(req.headers, name)))
       const participation = deps.dedupe.join(principal.org, dedupeRequest.key, fingerprint, context.id, () => {
         const live = deps.generations.register(context.id, principal.org)
         return {
@@ -127,9 +123,9 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
           release: () => live.release(),
         }
       })
-      res.setHeader('X-Mortar-Dedupe', participation.role)
+      res.setHeader(HeaderName.dedupe, participation.role)
       // Shared responses intentionally carry the leader's completion ID.
-      res.setHeader('X-Mortar-Request-Id', participation.id)
+      res.setHeader(HeaderName.requestId, participation.id)
       if (telemetry.size > 0) telemetry.publish(accepted(participation.id, participation.role))
       whenClientLeaves(res, participation.leave)
       sendJsonReply(res, await participation.reply)

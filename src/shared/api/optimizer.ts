@@ -1,3 +1,5 @@
+import { HeaderName } from './headers'
+
 /** The passes a client may name in `X-Mortar-Optimize`, besides `on` and `off`, in the order they run. */
 export const OPTIMIZER_PASSES = ['json-compact', 'json-tool-blocks', 'collapse-spaces'] as const
 export type OptimizerPass = (typeof OPTIMIZER_PASSES)[number]
@@ -29,7 +31,7 @@ export function parseOptimizeHeader(raw: string | undefined): OptimizeRequest {
     return {
       ok: false,
       message:
-        `X-Mortar-Optimize has a value Mortar doesn't recognise: ${JSON.stringify(raw.slice(0, 100))}. ` +
+        `${HeaderName.optimize} has a value Mortar doesn't recognise: ${JSON.stringify(raw.slice(0, 100))}. ` +
         `Use off, on, or a comma-separated list of pass names from: ${OPTIMIZER_PASSES.join(', ')}.`,
     }
   }

@@ -1,5 +1,5 @@
 import { chatCompletionRequestSchema, formatParamPath } from '../api/chat-request'
-import { MortarHeader } from '../api/headers'
+import { HeaderName, MortarHeader } from '../api/headers'
 import { parseOptimizeHeader } from '../api/optimizer'
 
 /**
@@ -164,23 +164,23 @@ export function buildPlaygroundRequest(form: PlaygroundForm): { ok: true; reques
   if (form.optimize.trim() !== '') {
     const parsed = parseOptimizeHeader(form.optimize)
     if (!parsed.ok) problems.push({ field: 'optimize', message: parsed.message })
-    headers['X-Mortar-Optimize'] = form.optimize.trim()
+    headers[HeaderName.optimize] = form.optimize.trim()
   }
   if (form.toolSelect !== '') {
-    headers['X-Mortar-Tool-Select'] = form.toolSelect
+    headers[HeaderName.toolSelect] = form.toolSelect
     if (!form.toolChoice.startsWith('function:')) {
       problems.push({ field: 'toolSelect', message: 'Named tool selection needs tool_choice to name a function.' })
     }
   }
-  if (form.session.trim() !== '') headers['X-Mortar-Session'] = form.session.trim()
+  if (form.session.trim() !== '') headers[HeaderName.session] = form.session.trim()
   if (form.dedupe !== '') {
-    headers['X-Mortar-Dedupe'] = form.dedupe
+    headers[HeaderName.dedupe] = form.dedupe
     if (form.stream) problems.push({ field: 'dedupe', message: 'In-flight dedupe needs stream off.' })
     if (!IDEMPOTENCY_KEY_PATTERN.test(form.idempotencyKey)) {
       problems.push({ field: 'idempotencyKey', message: 'An Idempotency-Key of 1 to 128 letters, digits, ., _, - or : is required.' })
     }
   }
-  if (form.idempotencyKey !== '') headers['Idempotency-Key'] = form.idempotencyKey
+  if (form.idempotencyKey !== '') headers[HeaderName.idempotencyKey] = form.idempotencyKey
 
   // Tools problems are reported above, in the tools editor's own words.
   if (tools.ok) {

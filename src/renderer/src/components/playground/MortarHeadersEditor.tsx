@@ -1,3 +1,4 @@
+import { HeaderName } from '../../../../shared/api/headers'
 import { OPTIMIZER_PASSES } from '../../../../shared/api/optimizer'
 import type { PlaygroundForm } from '../../../../shared/playground/playground-request'
 import { Field } from '../common/Field'
@@ -19,7 +20,7 @@ export function MortarHeadersEditor({ form, problems, onChange }: MortarHeadersE
     <fieldset className="options">
       <legend>Mortar headers</legend>
       <div className="options__grid">
-        <Field label="X-Mortar-Optimize" problems={problems.optimize} hint={`off, on, or passes: ${OPTIMIZER_PASSES.join(', ')}`}>
+        <Field label={HeaderName.optimize} problems={problems.optimize} hint={`off, on, or passes: ${OPTIMIZER_PASSES.join(', ')}`}>
           <input
             list="optimize-values"
             value={form.optimize}
@@ -36,16 +37,16 @@ export function MortarHeadersEditor({ form, problems, onChange }: MortarHeadersE
             <option value="json-tool-blocks,collapse-spaces" />
           </datalist>
         </Field>
-        <Field label="X-Mortar-Tool-Select" problems={problems.toolSelect} hint="named: send only the tool tool_choice names">
+        <Field label={HeaderName.toolSelect} problems={problems.toolSelect} hint="named: send only the tool tool_choice names">
           <select value={form.toolSelect} onChange={(e) => onChange({ toolSelect: e.target.value })} data-testid="header-tool-select">
             <option value="">(not sent)</option>
             <option value="named">named</option>
           </select>
         </Field>
-        <Field label="X-Mortar-Session" problems={problems.session}>
+        <Field label={HeaderName.session} problems={problems.session}>
           <input value={form.session} placeholder="(new session)" onChange={(e) => onChange({ session: e.target.value })} data-testid="header-session" />
         </Field>
-        <Field label="X-Mortar-Dedupe" problems={problems.dedupe} hint="in-flight: needs stream off and a key">
+        <Field label={HeaderName.dedupe} problems={problems.dedupe} hint="in-flight: needs stream off and a key">
           <select
             value={form.dedupe}
             onChange={(e) => {
@@ -58,7 +59,7 @@ export function MortarHeadersEditor({ form, problems, onChange }: MortarHeadersE
             <option value="in-flight">in-flight</option>
           </select>
         </Field>
-        <Field label="Idempotency-Key" problems={problems.idempotencyKey}>
+        <Field label={HeaderName.idempotencyKey} problems={problems.idempotencyKey}>
           <span className="inline">
             <input
               value={form.idempotencyKey}

@@ -209,24 +209,8 @@ const methodNotAllowed =
   (allowed: string): express.RequestHandler =>
   (req, res, next) => {
     res.setHeader('Allow', allowed)
-    next(
-      new GatewayError({
-        status: 405,
-        type: 'invalid_request_error',
-        code: 'method_not_allowed',
-        message: `${req.method} is not allowed here; use ${allowed}.`,
-        retryable: false,
-      }),
-    )
+    next(new GatewayError('method_not_allowed', `${req.method} is not allowed here; use ${allowed}.`))
   }
 
 const unknownRoute: express.RequestHandler = (req, _res, next) =>
-  next(
-    new GatewayError({
-      status: 404,
-      type: 'invalid_request_error',
-      code: 'unknown_route',
-      message: `Unknown request URL: ${req.method} ${req.originalUrl.slice(0, 200)}.`,
-      retryable: false,
-    }),
-  )
+  next(new GatewayError('unknown_route', `Unknown request URL: ${req.method} ${req.originalUrl.slice(0, 200)}.`))

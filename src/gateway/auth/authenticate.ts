@@ -3,7 +3,7 @@ import { GatewayError } from '../errors'
 import type { KeyStore, Principal } from './key-store'
 
 const unauthorized = (code: 'missing_api_key' | 'invalid_api_key' | 'expired_api_key' | 'revoked_api_key', message: string) =>
-  new GatewayError({ status: 401, type: 'authentication_error', code, message, retryable: false })
+  new GatewayError(code, message)
 
 const MESSAGES = {
   invalid: 'Incorrect API key provided. Create one with `mortar keys create`.',

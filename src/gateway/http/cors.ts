@@ -21,13 +21,10 @@ export function corsPolicy(allowedOrigins: readonly string[]): (req: IncomingMes
     const normalized = origin.toLowerCase()
     const sameOrigin = req.headers.host !== undefined && normalized === `http://${req.headers.host.toLowerCase()}`
     if (!sameOrigin && !allowed.has(normalized)) {
-      throw new GatewayError({
-        status: 403,
-        type: 'invalid_request_error',
-        code: 'origin_not_allowed',
-        message: `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not allowed. Start the gateway with --allow-origin to allow a web app.`,
-        retryable: false,
-      })
+      throw new GatewayError(
+        'origin_not_allowed',
+        `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not allowed. Start the gateway with --allow-origin to allow a web app.`,
+      )
     }
     res.setHeader('Access-Control-Allow-Origin', origin)
     res.setHeader('Vary', 'Origin')

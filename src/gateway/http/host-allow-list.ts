@@ -14,12 +14,9 @@ export function hostAllowList(extraHosts: readonly string[]): (req: IncomingMess
     const host = req.headers.host ?? ''
     const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '')
     if (allowed.has(name.toLowerCase())) return
-    throw new GatewayError({
-      status: 403,
-      type: 'invalid_request_error',
-      code: 'host_not_allowed',
-      message: `This gateway does not answer to the host ${JSON.stringify(host.slice(0, 100))}. Use 127.0.0.1 or localhost, or add the name with --allow-host.`,
-      retryable: false,
-    })
+    throw new GatewayError(
+      'host_not_allowed',
+      `This gateway does not answer to the host ${JSON.stringify(host.slice(0, 100))}. Use 127.0.0.1 or localhost, or add the name with --allow-host.`,
+    )
   }
 }

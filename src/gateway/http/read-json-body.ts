@@ -7,12 +7,7 @@ import { readStream } from './read-stream'
 export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024
 
 const tooLarge = (limit: number) =>
-  new GatewayError({
-    status: 413,
-    type: 'invalid_request_error',
-    code: 'request_too_large',
-    message: `The request body is larger than the gateway's limit of ${limit} bytes.`,
-  })
+  new GatewayError('request_too_large', `The request body is larger than the gateway's limit of ${limit} bytes.`)
 
 /**
  * Past this size, decoding and parsing a body (~1 ms per 500 KB each) are separate turns of the

@@ -85,14 +85,11 @@ export class InFlightDedupe {
     let group = this.groups.get(scope)
     let role: DedupeParticipation['role'] = 'shared'
     if (group !== undefined && group.fingerprint !== fingerprint) {
-      throw new GatewayError({
-        status: 409,
-        type: 'conflict_error',
-        code: 'idempotency_key_conflict',
-        message: `The Idempotency-Key ${JSON.stringify(key)} is in use by a different request that is still running. Use a new key for a different request.`,
-        param: HeaderName.idempotencyKey,
-        retryable: false,
-      })
+      throw new GatewayError(
+        'idempotency_key_conflict',
+        `The ${HeaderName.idempotencyKey} ${JSON.stringify(key)} is in use by a different request that is still running. Use a new key for a different request.`,
+        { param: HeaderName.idempotencyKey },
+      )
     }
     if (group === undefined) {
       role = 'leader'

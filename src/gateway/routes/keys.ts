@@ -53,13 +53,10 @@ export function keysRouter(keys: KeyStore): express.Router {
       keys.revocation(keyIdParam(req), (target, records) => {
         authorize(principal, target, 'revoke')
         if (isLastOwner(target, records)) {
-          throw new GatewayError({
-            status: 409,
-            type: 'conflict_error',
-            code: 'last_owner',
-            message: `The key ${target.id} is the last active owner key of ${target.org}; create another owner key before revoking it.`,
-            retryable: false,
-          })
+          throw new GatewayError(
+            'last_owner',
+            `The key ${target.id} is the last active owner key of ${target.org}; create another owner key before revoking it.`,
+          )
         }
       }),
     )
@@ -106,7 +103,7 @@ function keyIdParam(req: Request): string {
 }
 
 const keyNotFound = (id: string) =>
-  new GatewayError({ status: 404, type: 'not_found_error', code: 'key_not_found', message: `No key has the ID ${id}.`, param: 'id' })
+  new GatewayError('key_not_found', `No key has the ID ${id}.`, { param: 'id' })
 
 /**
  * The store's refusals mapped to the API: the key file's own problems (corrupt, unwritable, locked
@@ -114,12 +111,8 @@ const keyNotFound = (id: string) =>
  */
 function apiError(error: unknown): unknown {
   if (error instanceof KeyNotFoundError) return keyNotFound(error.id)
-  if (error instanceof KeyFileBusyError) {
-    return new GatewayError({ status: 503, type: 'server_error', code: 'key_file_busy', message: error.message, retryable: true })
-  }
-  if (error instanceof KeyFileError) {
-    return new GatewayError({ status: 503, type: 'server_error', code: 'key_file_error', message: error.message, retryable: false })
-  }
+  if (error instanceof KeyFileBusyError) return new GatewayError('key_file_busy', error.message)
+  if (error instanceof KeyFileError) return new GatewayError('key_file_error', error.message)
   if (error instanceof KeyStoreError) return invalidRequest(error.message)
   return error
 }
@@ -137,7 +130,7 @@ function applyChange<T>(keys: KeyStore, change: KeyChange<T>): Promise<T> {
 }
 
 const forbidden = (message: string) =>
-  new GatewayError({ status: 403, type: 'permission_error', code: 'insufficient_role', message, retryable: false })
+  new GatewayError('insufficient_role', message)
 
 function toObject(record: KeyRecord): ApiKeyObject {
   return {

@@ -44,7 +44,7 @@ export function trafficRouter(capture: TrafficCapture): express.Router {
     const id = String(req.params.id)
     const exchange = capture.get(scope(req), id)
     if (exchange === undefined) {
-      throw new GatewayError({ status: 404, type: 'not_found_error', code: 'exchange_not_found', message: `No exchange has the ID ${id.slice(0, 100)}.`, param: 'id', retryable: false })
+      throw new GatewayError('exchange_not_found', `No exchange has the ID ${id.slice(0, 100)}.`, { param: 'id' })
     }
     sendJson(res, 200, exchange)
   })

@@ -29,7 +29,7 @@ export function uiSignIn(codes: UiSignInCodes): RequestHandler {
     if (!parsed.success) throw invalidRequest('The body must be {"code": "…"}, the code from the UI link.', 'code')
     const result = codes.exchange(parsed.data.code)
     if (!result.ok) {
-      throw new GatewayError({ status: 401, type: 'authentication_error', code: 'invalid_sign_in_code', message: REFUSALS[result.reason], retryable: false })
+      throw new GatewayError('invalid_sign_in_code', REFUSALS[result.reason])
     }
     res.setHeader('Cache-Control', 'no-store')
     sendJson(res, 200, { key: result.key } satisfies UiSignInResponse)

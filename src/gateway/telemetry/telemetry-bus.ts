@@ -24,15 +24,11 @@ export const MAX_SUBSCRIPTIONS_PER_KEY = 16
 export const MAX_SUBSCRIPTIONS_PER_ORG = 64
 
 const tooManySubscriptions = (scope: 'key' | 'organization', limit: number) =>
-  new GatewayError({
-    status: 429,
-    type: 'rate_limit_error',
-    code: 'too_many_subscriptions',
-    message:
-      `This ${scope} already has ${limit} open /v1/telemetry subscriptions, the most the gateway allows. ` +
+  new GatewayError(
+    'too_many_subscriptions',
+    `This ${scope} already has ${limit} open /v1/telemetry subscriptions, the most the gateway allows. ` +
       'Close one (end its request) before opening another.',
-    retryable: false,
-  })
+  )
 
 /** Past this much unsent output, a subscriber is too slow and is dropped. */
 export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024

@@ -1,48 +1,66 @@
 /**
  * The error envelope every endpoint returns, the OpenAI one: {error:{message,type,param,code}}.
- * The codes are the reference's plus the few that the pages it links to (auth, overview) imply;
- * docs/api-decisions.md lists them all.
+ * The codes are those of the chat completions API plus the few that authentication, keys and a
+ * local server imply; docs/api-decisions.md lists them all.
  */
 
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'not_found_error'
-  | 'permission_error'
-  | 'conflict_error'
-  | 'rate_limit_error'
-  | 'upstream_error'
-  | 'server_error'
+export const ERROR_TYPES = [
+  'invalid_request_error',
+  'authentication_error',
+  'not_found_error',
+  'permission_error',
+  'conflict_error',
+  'rate_limit_error',
+  'upstream_error',
+  'server_error',
+] as const
+export type ErrorType = (typeof ERROR_TYPES)[number]
 
-export type ErrorCode =
-  | 'invalid_json'
-  | 'invalid_request'
-  | 'context_length_exceeded'
-  | 'missing_api_key'
-  | 'invalid_api_key'
-  | 'expired_api_key'
-  | 'revoked_api_key'
-  | 'invalid_sign_in_code'
-  | 'model_not_found'
-  | 'model_not_available'
-  | 'request_too_large'
-  | 'unknown_route'
-  | 'method_not_allowed'
-  | 'host_not_allowed'
-  | 'origin_not_allowed'
-  | 'idempotency_key_conflict'
-  | 'insufficient_role'
-  | 'key_not_found'
-  | 'last_owner'
-  | 'key_file_error'
-  | 'key_file_busy'
-  | 'too_many_subscriptions'
-  | 'exchange_not_found'
-  | 'upstream_error'
-  | 'upstream_unavailable'
-  | 'upstream_timeout'
-  | 'internal_error'
+interface ErrorCodeSpec {
+  readonly status: number
+  readonly type: ErrorType
+  /** Whether the same request could succeed later; sent as `x-should-retry`. */
+  readonly retryable: boolean
+}
 
+/**
+ * Each error code's HTTP status, envelope type and retryability, once. A refusal is made from its
+ * code (`new GatewayError(code, message)`); only a code whose retryability depends on the case
+ * (a model server's own status) overrides it.
+ */
+export const ERROR_CODES = {
+  invalid_json: { status: 400, type: 'invalid_request_error', retryable: false },
+  invalid_request: { status: 400, type: 'invalid_request_error', retryable: false },
+  context_length_exceeded: { status: 400, type: 'invalid_request_error', retryable: false },
+  missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  expired_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  revoked_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  invalid_sign_in_code: { status: 401, type: 'authentication_error', retryable: false },
+  model_not_found: { status: 404, type: 'invalid_request_error', retryable: false },
+  model_not_available: { status: 503, type: 'server_error', retryable: false },
+  request_too_large: { status: 413, type: 'invalid_request_error', retryable: false },
+  unknown_route: { status: 404, type: 'invalid_request_error', retryable: false },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', retryable: false },
+  host_not_allowed: { status: 403, type: 'invalid_request_error', retryable: false },
+  origin_not_allowed: { status: 403, type: 'invalid_request_error', retryable: false },
+  idempotency_key_conflict: { status: 409, type: 'conflict_error', retryable: false },
+  insufficient_role: { status: 403, type: 'permission_error', retryable: false },
+  key_not_found: { status: 404, type: 'not_found_error', retryable: false },
+  last_owner: { status: 409, type: 'conflict_error', retryable: false },
+  too_many_subscriptions: { status: 429, type: 'rate_limit_error', retryable: false },
+  key_file_error: { status: 503, type: 'server_error', retryable: false },
+  key_file_busy: { status: 503, type: 'server_error', retryable: true },
+  exchange_not_found: { status: 404, type: 'not_found_error', retryable: false },
+  upstream_error: { status: 502, type: 'upstream_error', retryable: true },
+  upstream_unavailable: { status: 503, type: 'upstream_error', retryable: true },
+  upstream_timeout: { status: 504, type: 'upstream_error', retryable: true },
+  internal_error: { status: 500, type: 'server_error', retryable: true },
+} as const satisfies Record<string, ErrorCodeSpec>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** The envelope as the gateway writes it. */
 export interface ErrorEnvelope {
   error: {
     message: string

@@ -149,3 +149,44 @@ test('a member key sees why it cannot manage keys, instead of a broken panel', a
     await context.close()
   }
 })
+
+// Each key may have its own API dialect; the setup snippets say which one their tool needs and
+// create its key with it.
+/** `create()` without `stream`: JSON in the openai dialect, which the response header names. */
+async function askWithoutStream(apiKey: string) {
+  const { data, response } = await sdk(apiKey).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello' }] }).withResponse()
+  return { dialect: response.headers.get('x-mortar-dialect'), content: data.choices[0]?.message.content }
+}
+
+test('a key made in Settings with the openai dialect answers in it', async ({ page }) => {
+  await openUi(page, server)
+  await page.getByTestId('nav-settings').click()
+  await expect(page.getByTestId('settings-keys')).toHaveAttribute('data-access', 'allowed')
+  await page.getByTestId('key-name').fill('e2e-ai-sdk')
+  await page.getByTestId('key-dialect').selectOption('openai')
+  await page.getByTestId('key-create').click()
+  await expect(page.getByTestId('key-revealed')).toContainText('openai dialect')
+  const key = (await page.getByTestId('key-revealed-value').textContent()) ?? ''
+  const row = page.getByTestId('key-row').filter({ hasText: 'e2e-ai-sdk' })
+  await expect(row.getByTestId('key-row-dialect')).toHaveText('openai dialect')
+  // The first-run key has no dialect of its own.
+  await expect(page.getByTestId('key-row').filter({ hasText: 'owner' }).first().getByTestId('key-row-dialect')).toHaveText("gateway's dialect")
+  expect(await askWithoutStream(key)).toEqual({ dialect: 'openai', content: 'Hello' })
+})
+
+test('each setup snippet says which dialect it needs and creates its key with it', async ({ page }, testInfo) => {
+  await openUi(page, server)
+  await page.getByTestId('nav-settings').click()
+  await expect(page.getByTestId('settings-keys')).toHaveAttribute('data-access', 'allowed')
+  await page.getByTestId('snippet-curl').click()
+  await expect(page.getByTestId('snippet-dialect')).toHaveAttribute('data-dialect', 'mortar')
+  await page.getByTestId('snippet-continue').click()
+  await expect(page.getByTestId('snippet-dialect')).toHaveAttribute('data-dialect', 'openai')
+  await page.getByTestId('snippet-create-key').click()
+  await expect(page.getByTestId('key-revealed')).toContainText('Continue (setup)')
+  const key = (await page.getByTestId('key-revealed-value').textContent()) ?? ''
+  // The snippet now carries the key just made, so it can be copied as it is.
+  await expect(page.getByTestId('snippet-text')).toContainText(`apiKey: ${key}`)
+  await saveScreenshot(page, testInfo, 'settings-snippet-dialect')
+  expect(await askWithoutStream(key)).toEqual({ dialect: 'openai', content: 'Hello' })
+})

@@ -1,3 +1,5 @@
+import type { Dialect } from './api/dialect'
+
 /**
  * Copy-ready setup for the tools people point at Mortar (the README's IDE section, filled in with
  * this gateway's URL and model). The key is a placeholder: keys are shown once, at creation.
@@ -7,6 +9,11 @@ export interface SetupSnippet {
   title: string
   /** Where it goes. */
   where: string
+  /**
+   * The API dialect its key should have. `openai` for tools built on OpenAI's defaults (they may
+   * leave `stream` out or read a `delta` on every chunk); `mortar` for code that follows the spec.
+   */
+  dialect: Dialect
   language: 'yaml' | 'json' | 'typescript' | 'python' | 'shell' | 'text'
   text: string
 }
@@ -28,6 +35,7 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
     {
       id: 'continue',
       title: 'Continue',
+      dialect: 'openai',
       where: '~/.continue/config.yaml',
       language: 'yaml',
       text: [
@@ -44,6 +52,7 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
     {
       id: 'cline',
       title: 'Cline',
+      dialect: 'openai',
       where: 'Cline settings → API Provider',
       language: 'text',
       text: [
@@ -58,6 +67,7 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
     {
       id: 'zed',
       title: 'Zed',
+      dialect: 'openai',
       where: 'settings.json (Zed then asks for the API key in its agent settings)',
       language: 'json',
       text:
@@ -79,6 +89,7 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
     {
       id: 'open-webui',
       title: 'Open WebUI',
+      dialect: 'openai',
       where: 'Admin Settings → Connections → OpenAI API, or the environment',
       language: 'shell',
       text: [
@@ -93,16 +104,16 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
       id: 'openai-ts',
       title: 'OpenAI SDK (TypeScript)',
       where: 'npm install openai',
+      dialect: 'openai',
       language: 'typescript',
       text: [
         "import OpenAI from 'openai'",
         '',
+        '// A key in the openai dialect: `stream` left out means JSON, and parse() and stream() helpers work.',
         `const client = new OpenAI({ baseURL: ${JSON.stringify(baseUrl)}, apiKey: process.env.MORTAR_API_KEY })`,
-        '// Pass `stream` explicitly: Mortar streams when it is left out, and the SDK leaves it out.',
         'const completion = await client.chat.completions.create({',
         `  model: ${JSON.stringify(model)},`,
         "  messages: [{ role: 'user', content: 'Hello' }],",
-        '  stream: false,',
         '})',
         'console.log(completion.choices[0]?.message.content)',
         '',
@@ -111,6 +122,7 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
     {
       id: 'openai-python',
       title: 'OpenAI SDK (Python)',
+      dialect: 'mortar',
       where: 'pip install openai',
       language: 'python',
       text: [
@@ -132,6 +144,7 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
     {
       id: 'curl',
       title: 'curl',
+      dialect: 'mortar',
       where: 'a terminal',
       language: 'shell',
       text: [

@@ -61,7 +61,7 @@ export function SettingsView({ client, settings, onSignOut }: SettingsViewProps)
           </button>
         </section>
       ) : null}
-      <SetupSnippets target={{ baseUrl, model: model?.id ?? DEFAULT_MODEL_ID, contextWindow: model?.context_window ?? 4096 }} />
+      <SetupSnippets target={{ baseUrl, model: model?.id ?? DEFAULT_MODEL_ID, contextWindow: model?.context_window ?? 4096 }} keys={keys} />
     </div>
   )
 }

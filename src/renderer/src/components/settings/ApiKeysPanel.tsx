@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { DIALECTS, type Dialect } from '../../../../shared/api/dialect'
 import { KEY_ROLES, type ApiKeyObject, type CreateKeyRequest, type KeyRole } from '../../../../shared/api/keys'
 import type { ApiKeysState } from '../../hooks/use-api-keys'
 import { CopyButton } from '../common/CopyButton'
@@ -12,17 +13,25 @@ const EXPIRY_CHOICES = [
   { value: 'never', label: 'never expires' },
 ] as const
 
+/** What a key without a dialect of its own gets, in words: the gateway's. */
+export const GATEWAY_DIALECT_LABEL = "gateway's dialect"
+
+export function describeKeyDialect(dialect: Dialect | null): string {
+  return dialect === null ? GATEWAY_DIALECT_LABEL : `${dialect} dialect`
+}
+
 function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: CreateKeyRequest): void }) {
   const [name, setName] = useState('')
   const [role, setRole] = useState<KeyRole>('member')
   const [expiry, setExpiry] = useState('30')
+  const [dialect, setDialect] = useState<Dialect | 'gateway'>('gateway')
   return (
     <form
       className="inline"
       onSubmit={(e) => {
         e.preventDefault()
         if (name.trim() === '') return
-        onCreate({ name: name.trim(), role, expires_in_days: expiry === 'never' ? null : Number(expiry) })
+        onCreate({ name: name.trim(), role, expires_in_days: expiry === 'never' ? null : Number(expiry), dialect: dialect === 'gateway' ? null : dialect })
         setName('')
       }}
     >
@@ -38,6 +47,20 @@ function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: Cr
         {EXPIRY_CHOICES.map((choice) => (
           <option key={choice.value} value={choice.value}>
             {choice.label}
+          </option>
+        ))}
+      </select>
+      <select
+        value={dialect}
+        onChange={(e) => setDialect(e.target.value as Dialect | 'gateway')}
+        aria-label="Dialect"
+        title="openai: OpenAI's defaults (`stream` left out means JSON…), for the AI SDK, LlamaIndex, Mastra…; mortar: the spec's"
+        data-testid="key-dialect"
+      >
+        <option value="gateway">{GATEWAY_DIALECT_LABEL}</option>
+        {DIALECTS.map((d) => (
+          <option key={d} value={d}>
+            {describeKeyDialect(d)}
           </option>
         ))}
       </select>
@@ -92,7 +115,7 @@ function Revealed({ created, onDone }: { created: NonNullable<ApiKeysState['reve
   return (
     <div className="revealed" role="alert" data-testid="key-revealed">
       <p>
-        <strong>{created.name}</strong> ({created.role}, {created.expires_at === null ? 'never expires' : `expires ${created.expires_at.slice(0, 10)}`}): copy this key now.
+        <strong>{created.name}</strong> ({created.role}, {created.expires_at === null ? 'never expires' : `expires ${created.expires_at.slice(0, 10)}`}, {describeKeyDialect(created.dialect)}): copy this key now.
         It is shown only once; Mortar keeps only its hash.
       </p>
       <code data-testid="key-revealed-value">{created.key}</code>
@@ -145,6 +168,7 @@ export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
               <th>Name</th>
               <th>Key</th>
               <th>Role</th>
+              <th>Dialect</th>
               <th>Org</th>
               <th>Created</th>
               <th>Expires</th>
@@ -155,7 +179,7 @@ export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
           <tbody>
             {state.keys.length === 0 ? (
               <tr>
-                <td colSpan={8} className="muted">
+                <td colSpan={9} className="muted">
                   No keys yet.
                 </td>
               </tr>
@@ -167,6 +191,7 @@ export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
                   <code>{key.hint}</code>
                 </td>
                 <td>{key.role}</td>
+                <td data-testid="key-row-dialect">{describeKeyDialect(key.dialect)}</td>
                 <td>{key.org}</td>
                 <td>{key.created_at.slice(0, 10)}</td>
                 <td>{key.expires_at?.slice(0, 10) ?? 'never'}</td>

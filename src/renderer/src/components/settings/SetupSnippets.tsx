@@ -1,11 +1,18 @@
 import { useState } from 'react'
 import { setupSnippets, type SetupTarget } from '../../../../shared/setup-snippets'
+import type { ApiKeysState } from '../../hooks/use-api-keys'
 import { CopyButton } from '../common/CopyButton'
 
-/** Copy-ready configuration for IDE tools and SDKs, filled in for this gateway. */
-export function SetupSnippets({ target }: { target: SetupTarget }) {
-  const snippets = setupSnippets(target)
-  const [active, setActive] = useState(snippets[0]?.id ?? '')
+/**
+ * Copy-ready configuration for IDE tools and SDKs, filled in for this gateway. Each says which API
+ * dialect its tool needs and can create a key with it; the key just created is filled in.
+ */
+export function SetupSnippets({ target, keys }: { target: SetupTarget; keys: ApiKeysState }) {
+  const [active, setActive] = useState(setupSnippets(target)[0]?.id ?? '')
+  const keyName = (title: string) => `${title} (setup)`
+  const chosen = setupSnippets(target).find((s) => s.id === active)
+  const created = keys.revealed !== null && chosen !== undefined && keys.revealed.name === keyName(chosen.title) ? keys.revealed.key : undefined
+  const snippets = setupSnippets(created === undefined ? target : { ...target, keyPlaceholder: created })
   const snippet = snippets.find((s) => s.id === active) ?? snippets[0]
   return (
     <section className="settings__section" data-testid="settings-snippets">
@@ -29,6 +36,34 @@ export function SetupSnippets({ target }: { target: SetupTarget }) {
       </div>
       {snippet !== undefined ? (
         <div className="snippet">
+          <div className="inline" data-testid="snippet-dialect" data-dialect={snippet.dialect}>
+            <span>
+              Needs a key in the <strong>{snippet.dialect}</strong> dialect
+              {snippet.dialect === 'openai' ? (
+                <>
+                  {" (OpenAI's defaults: "}
+                  <code>stream</code> left out means JSON)
+                </>
+              ) : (
+                <>
+                  {" (the spec's: "}
+                  <code>stream</code> defaults to true)
+                </>
+              )}
+              .
+            </span>
+            {keys.access.kind === 'allowed' ? (
+              <button
+                type="button"
+                className="button button--small"
+                disabled={keys.busy}
+                onClick={() => void keys.create({ name: keyName(snippet.title), role: 'member', dialect: snippet.dialect })}
+                data-testid="snippet-create-key"
+              >
+                Create a key for {snippet.title}
+              </button>
+            ) : null}
+          </div>
           <div className="inline">
             <span className="muted">{snippet.where}</span>
             <span className="spacer" />

@@ -1,18 +1,17 @@
 import { existsSync } from 'node:fs'
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import type { RequestListener } from 'node:http'
 import express from 'express'
-import { authenticator, principalOf, rememberPrincipal } from './auth/authenticate'
+import { principalOf, rememberPrincipal } from './auth/authenticate'
 import { KeyBoundStreams } from './auth/key-bound-streams'
 import { UiSignInCodes } from './auth/ui-sign-in'
 import type { KeyStore } from './auth/key-store'
+import type { OrganizationSettings } from './config/config-file'
 import type { ModelCatalog } from './config/model-catalog'
 import { GatewayError } from './errors'
 import { GenerationRegistry } from './generation/generation-registry'
 import { errorHandler, sendError } from './http/error-handler'
-import { corsPolicy } from './http/cors'
-import { hostAllowList } from './http/host-allow-list'
+import { frontDoor } from './http/front-door'
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
-import { assignRequestId } from './http/request-identity'
 import { chatCompletions } from './routes/chat-completions'
 import { health, status } from './routes/health'
 import { getModel, listModels } from './routes/models'
@@ -25,7 +24,6 @@ import { InFlightDedupe } from './pipeline/in-flight-dedupe'
 import { TelemetryBus } from './telemetry/telemetry-bus'
 import { TRAFFIC_BASE } from '../shared/api/traffic'
 import { DEFAULT_MEMORY_LIMITS } from './capture/capture-limits'
-import { recorderOf } from './capture/exchange-recorder'
 import { TrafficCapture } from './capture/traffic-capture'
 import { trafficRouter } from './routes/traffic'
 import { sessionPrefixesRouter } from './routes/session-prefixes'
@@ -36,14 +34,14 @@ export interface GatewayConfig {
   keys: KeyStore
   /** The catalog, or a function giving the current one (it may change when config.json does). */
   catalog: ModelCatalog | (() => ModelCatalog)
-  /** `: ping` interval while forwarding; 10 s (the reference's), shorter only in tests. */
+  /** `: ping` interval while waiting on a model: 10 s, so idle proxies keep the stream open; shorter only in tests. */
   pingIntervalMs?: number
   /** Told of every accepted generation, however it ended, a refused start included (the telemetry stream builds on it). */
   onCompletion?: CompletionObserver
   /** The dialect for keys that don't choose their own (or a function giving the current one); `mortar` when left out. */
   dialect?: Dialect | (() => Dialect)
   /** Per-organization settings, such as their optimizer default (from config.json). */
-  organizations?: () => Readonly<Record<string, { optimize?: 'on' | 'off' | undefined }>>
+  organizations?: () => Readonly<Record<string, OrganizationSettings>>
   /** Host names to answer to besides localhost, 127.0.0.1 and [::1]. */
   allowedHosts?: readonly string[]
   /** Web origins whose pages may call the gateway (CORS), besides the gateway's own. */
@@ -96,24 +94,14 @@ export function createGateway(config: GatewayConfig): Gateway {
   const { dialect = DEFAULT_DIALECT } = config
   const currentDialect = typeof dialect === 'function' ? dialect : () => dialect
 
-  // The front door, run for every request: traffic capture (so refusals are captured too),
-  // request ID, Host allow-list, CORS (which answers preflights itself). Each check throws a
-  // GatewayError to refuse.
-  const checkHost = hostAllowList(config.allowedHosts ?? [])
-  const applyCors = corsPolicy(config.allowedOrigins ?? [])
-  const frontDoor = (req: IncomingMessage, res: ServerResponse): 'answered' | undefined => {
-    capture.begin(req, res)
-    assignRequestId(req, res)
-    checkHost(req)
-    return applyCors(req, res)
-  }
-  const checkKey = authenticator(config.keys)
-  const authenticate = (req: IncomingMessage) => {
-    const principal = checkKey(req)
-    const recorder = recorderOf(req)
-    if (recorder !== undefined) recorder.principal = principal
-    return principal
-  }
+  // The front door (http/front-door.ts), run for every request by both ways in below: capture,
+  // request ID, Host allow-list, CORS, and the API key under /v1. Each check throws a GatewayError.
+  const admit = frontDoor({
+    keys: config.keys,
+    capture,
+    allowedHosts: config.allowedHosts ?? [],
+    allowedOrigins: config.allowedOrigins ?? [],
+  })
   const chat = chatCompletions({
     catalog: currentCatalog,
     organizations: config.organizations ?? (() => ({})),
@@ -130,17 +118,16 @@ export function createGateway(config: GatewayConfig): Gateway {
   app.disable('x-powered-by')
   app.set('etag', false)
   app.use((req, res, next) => {
-    if (frontDoor(req, res) !== 'answered') next()
+    const admission = admit(req, res)
+    if (admission.answered) return
+    if (admission.principal !== undefined) rememberPrincipal(req, admission.principal)
+    next()
   })
 
   app.get('/health', health(currentCatalog))
   app.post(UI_SIGN_IN_PATH, uiSignIn(signInCodes))
 
   const v1 = express.Router()
-  v1.use((req, _res, next) => {
-    rememberPrincipal(req, authenticate(req))
-    next()
-  })
   v1.get('/models', listModels(currentCatalog))
   v1.get('/models/*id', getModel(currentCatalog))
   v1.get('/status', status(currentCatalog))
@@ -169,8 +156,11 @@ export function createGateway(config: GatewayConfig): Gateway {
   const handler: RequestListener = (req, res) => {
     if (req.method !== 'POST' || !isChatCompletionsUrl(req.url)) return void app(req, res)
     try {
-      if (frontDoor(req, res) === 'answered') return
-      chat(req, res, authenticate(req)).catch((error: unknown) => sendError(error, req, res))
+      const admission = admit(req, res)
+      if (admission.answered) return
+      // Under /v1, so the door has authenticated the caller.
+      if (admission.principal === undefined) throw new Error('the front door admitted /v1/chat/completions without a caller')
+      chat(req, res, admission.principal).catch((error: unknown) => sendError(error, req, res))
     } catch (error) {
       sendError(error, req, res)
     }

@@ -13,7 +13,8 @@ import type { ChatCompletionRequest, ChatMessage, ChatTool } from '../src/shared
 import { collapseSpaces } from '../src/gateway/optimizer/collapse-spaces'
 import { compactJson } from '../src/gateway/optimizer/json-compact'
 import { compactJsonBlocks } from '../src/gateway/optimizer/json-tool-blocks'
-import { optimizePrompt, type OptimizerMode } from '../src/gateway/pipeline/optimize-prompt'
+import { optimizePrompt } from '../src/gateway/pipeline/optimize-prompt'
+import type { OptimizerMode } from '../src/shared/api/optimizer'
 import { countTemplateTokens, renderQwen2Prompt } from '../src/gateway/tokens/chat-template'
 import { createQwen25Tokenizer } from '../src/gateway/tokens/qwen-tokenizer'
 

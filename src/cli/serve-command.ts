@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { OPTIMIZER_MODES, optimizerModeSchema } from '../shared/api/optimizer'
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { UI_SIGN_IN_FRAGMENT } from '../shared/api/ui-sign-in'
 import { SIGN_IN_CODE_LIFETIME_MS } from '../gateway/auth/ui-sign-in'
@@ -73,10 +74,11 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
   const port = wholeNumber(values.port, '--port', 65_535)
   const tokensPerSecond = wholeNumber(values['scripted-tps'], '--scripted-tps', 1_000_000)
   const home = values.home ?? defaultHome()
-  const optimizerMode = values.optimizer
-  if (optimizerMode !== 'shadow' && optimizerMode !== 'on' && optimizerMode !== 'off') {
-    throw new UsageError(`--optimizer takes shadow, on or off; got ${JSON.stringify(optimizerMode)}.`)
+  const optimizer = optimizerModeSchema.safeParse(values.optimizer)
+  if (!optimizer.success) {
+    throw new UsageError(`--optimizer takes ${OPTIMIZER_MODES.join(', ').replace(/, (?=[^,]*$)/, ' or ')}; got ${JSON.stringify(values.optimizer)}.`)
   }
+  const optimizerMode = optimizer.data
   const capture = captureOptions(values)
   const dialect = values.dialect === undefined ? undefined : parseDialect(values.dialect)
   const upstream = upstreamOverride(

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { optimizerModeSchema } from './api/optimizer'
 import { captureModeSchema, DEFAULT_CAPTURE_MODE } from './api/traffic'
 
 /**
@@ -12,7 +13,6 @@ export const DEFAULT_DESKTOP_PORT = 7313
 
 /** Loopback only: the desktop app's gateway is for this machine (`mortar serve --host` is for more). */
 export const BIND_ADDRESSES = ['127.0.0.1', '::1'] as const
-export const OPTIMIZER_MODES = ['shadow', 'on', 'off'] as const
 export const THEMES = ['system', 'light', 'dark'] as const
 
 const modelServerUrl = z
@@ -24,7 +24,7 @@ const modelServerUrl = z
 export const gatewaySettingsSchema = z.object({
   host: z.enum(BIND_ADDRESSES),
   port: z.number().int().min(0).max(65_535),
-  optimizerMode: z.enum(OPTIMIZER_MODES),
+  optimizerMode: optimizerModeSchema,
   /** Pace of the scripted model when no model server is configured; 0 is unpaced. */
   scriptedTokensPerSecond: z.number().int().min(0).max(1_000_000),
   /** Replicas of the default model's model server (OpenAI base URLs); none: the scripted model. */

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { desktopSettingsSchema } from './desktop-settings'
 import type { IpcArgs, IpcChannel } from './ipc'
+import { firstIssue } from './api/first-issue'
 
 /**
  * Runtime checks of each channel's arguments, for main: anything can arrive over IPC, whatever
@@ -20,7 +21,7 @@ export type ParsedIpcArgs<C extends IpcChannel> = { ok: true; args: IpcArgs<C> }
 export function parseIpcArgs<C extends IpcChannel>(channel: C, args: unknown[]): ParsedIpcArgs<C> {
   const result = ipcArgSchemas[channel].safeParse(args)
   if (result.success) return { ok: true, args: result.data }
-  const issue = result.error.issues[0]
-  const where = issue === undefined || issue.path.length === 0 ? 'arguments' : `argument ${issue.path.join('.')}`
-  return { ok: false, error: `Invalid ${where} for '${channel}': ${issue?.message ?? 'rejected'}.` }
+  const issue = firstIssue(result.error)
+  const where = issue.path === '' ? 'arguments' : `argument ${issue.path}`
+  return { ok: false, error: `Invalid ${where} for '${channel}': ${issue.detail}.` }
 }

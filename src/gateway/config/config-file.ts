@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { DEFAULT_MODEL_ID } from '../../shared/api/chat-request'
 import { captureModeSchema } from '../../shared/api/traffic'
 import { dialectSchema } from '../../shared/api/dialect'
+import { optimizerModeSchema, organizationOptimizeSchema } from '../../shared/api/optimizer'
 import { TOKENIZER_NAMES } from '../tokens/tokenizer-registry'
 import { parseJsonFile } from './parse-json-file'
 
@@ -26,10 +27,13 @@ const replicaSchema = z.strictObject({
   idleTimeoutSeconds: z.number().positive().max(86_400).optional(),
 })
 
+/** An organization's settings in `config.json`: its optimizer default, which a request's header can override. */
+export const organizationSettingsSchema = z.strictObject({ optimize: organizationOptimizeSchema.optional() })
+export type OrganizationSettings = z.output<typeof organizationSettingsSchema>
+
 /** Once a model server's headers are in, how long it may be silent between chunks. */
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = 120
 
-const optimizerModeSchema = z.enum(['shadow', 'on', 'off'])
 
 const scriptedDeploymentSchema = z.strictObject({
   kind: z.literal('scripted'),
@@ -82,7 +86,7 @@ export const configFileSchema = z
       .min(1, { error: 'needs at least one model' })
       .prefault([{ id: DEFAULT_MODEL_ID, contextWindow: 4096, tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }]),
     /** Per-organization settings: the optimizer default a request's header can override. */
-    organizations: z.record(z.string(), z.strictObject({ optimize: z.enum(['on', 'off']).optional() })).default({}),
+    organizations: z.record(z.string(), organizationSettingsSchema).default({}),
     /** Traffic capture (docs/traffic.md); read at start-up, flags override it. */
     capture: z
       .strictObject({

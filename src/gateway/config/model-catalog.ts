@@ -10,7 +10,9 @@ export interface ModelPrice {
   cachedInputPerMillion?: number | undefined
 }
 
-export type OptimizerMode = 'shadow' | 'on' | 'off'
+import type { OptimizerMode } from '../../shared/api/optimizer'
+
+export type { OptimizerMode }
 
 /** A model the gateway knows, and the deployment serving it (null: catalogued, not deployed). */
 export interface CatalogModel {

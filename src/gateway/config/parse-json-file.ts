@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { firstIssue } from '../../shared/api/first-issue'
 
 /**
  * Parse a file Mortar reads (config.json, keys.json) against its schema. Errors say which file,
@@ -20,9 +21,8 @@ export function parseJsonFile<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(json)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const where = issue?.path.length ? issue.path.join('.') : '(top level)'
-    throw makeError(`The ${what} ${path} is not valid: ${where}: ${issue?.message ?? 'invalid'}.`)
+    const issue = firstIssue(parsed.error)
+    throw makeError(`The ${what} ${path} is not valid: ${issue.path || '(top level)'}: ${issue.detail}.`)
   }
   return parsed.data
 }

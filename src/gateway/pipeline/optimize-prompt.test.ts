@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import type { ChatCompletionRequest, ChatMessage } from '../../shared/api/chat-request'
 import { GatewayError } from '../errors'
 import { jsonContainerText, prettyJsonContainer } from '../optimizer/test-support/json-arbitraries'
-import { OPTIMIZER_RULESET, optimizePrompt, type OptimizerMode } from './optimize-prompt'
+import { OPTIMIZER_RULESET, optimizePrompt } from './optimize-prompt'
+import type { OptimizerMode } from '../../shared/api/optimizer'
 
 const PRETTY = JSON.stringify({ items: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] }, null, 2)
 const COMPACT = JSON.stringify({ items: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] })

@@ -2,6 +2,8 @@ import type { ChatCompletionRequest } from '../../shared/api/chat-request'
 import {
   OPTIMIZER_DEFAULT_PASSES,
   parseOptimizeHeader,
+  type OptimizerMode,
+  type OrganizationOptimize,
   type OptimizeHeaderValue,
   type OptimizerPass,
 } from '../../shared/api/optimizer'
@@ -9,15 +11,13 @@ import { invalidRequest } from '../errors'
 import { RULESET_VERSION, runRuleset } from '../optimizer/ruleset'
 import { HeaderName } from '../../shared/api/headers'
 
-/** The deployment's mode (`mortar serve --optimizer`): `shadow` measures only, and is the default. */
-export type OptimizerMode = 'shadow' | 'on' | 'off'
 
 export const OPTIMIZER_RULESET: number = RULESET_VERSION
 
 export interface OptimizerSettings {
   deploymentMode: OptimizerMode
   /** The organization's default when a request sends no header; undefined means `on`. */
-  orgDefault: 'on' | 'off' | undefined
+  orgDefault: OrganizationOptimize | undefined
 }
 
 /**
@@ -59,7 +59,7 @@ export function optimizePrompt(
 /** The passes a request asks for, or undefined for none (optimization off for this request). */
 export function passesFor(
   value: OptimizeHeaderValue,
-  orgDefault: 'on' | 'off' | undefined,
+  orgDefault: OrganizationOptimize | undefined,
 ): ReadonlySet<OptimizerPass> | undefined {
   switch (value.kind) {
     case 'off':

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express'
 import { createKeyRequestSchema, type ApiKeyObject, type KeyRole } from '../../shared/api/keys'
-import { formatParamPath } from '../../shared/api/chat-request'
+import { firstIssue, invalidFieldMessage } from '../../shared/api/first-issue'
 import { principalOf } from '../auth/authenticate'
 import { keyStatus, type KeyRecord } from '../auth/key-records'
 import { KeyFileBusyError, KeyFileError, KeyNotFoundError, KeyStoreError, type KeyChange, type KeyStore, type Principal } from '../auth/key-store'
@@ -29,9 +29,8 @@ export function keysRouter(keys: KeyStore): express.Router {
     const principal = principalOf(req)
     const parsed = createKeyRequestSchema.safeParse((await readJsonBody(req, 64 * 1024)).value)
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      const param = issue ? formatParamPath(issue.path) : null
-      throw invalidRequest(`Invalid \`${param ?? 'body'}\`: ${issue?.message ?? 'is invalid'}.`, param)
+      const issue = firstIssue(parsed.error)
+      throw invalidRequest(invalidFieldMessage(issue, 'body'), issue.param)
     }
     if (!mayManage(principal, parsed.data.role, false)) throw forbidden(`A ${principal.role} key cannot create ${parsed.data.role} keys.`)
     const created = await applyChange(

@@ -1,6 +1,6 @@
 import express, { type Request } from 'express'
 import type { z } from 'zod'
-import { formatParamPath } from '../../shared/api/chat-request'
+import { firstIssue, invalidFieldMessage } from '../../shared/api/first-issue'
 import {
   exchangeListQuerySchema,
   exportQuerySchema,
@@ -85,8 +85,7 @@ export function trafficRouter(capture: TrafficCapture): express.Router {
 function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
   const parsed = schema.safeParse(query)
   if (parsed.success) return parsed.data
-  const issue = parsed.error.issues[0]
   // The query parameter's name: `status`, not the index of the bad item in its list.
-  const param = issue ? formatParamPath(issue.path.slice(0, 1)) : null
-  throw invalidRequest(`Invalid \`${param ?? 'query'}\`: ${issue?.message ?? 'is invalid'}.`, param)
+  const issue = firstIssue(parsed.error, { depth: 1 })
+  throw invalidRequest(invalidFieldMessage(issue, 'query'), issue.param)
 }

@@ -1,10 +1,12 @@
 import { z } from 'zod'
 import { parseSimpleChatRequest } from './chat-request-fast-path'
+import { firstIssue, formatParamPath, invalidFieldMessage } from './first-issue'
 
 /**
- * The request contract of POST /v1/chat/completions, as the reference defines it.
+ * The request contract of POST /v1/chat/completions (field by field in README.md and
+ * docs/api-decisions.md).
  * One source of truth: the gateway validates with these schemas and every type below is inferred
- * from them. Unknown fields are stripped (the reference: "Mortar ignores any other field").
+ * from them. Unknown fields are stripped: the API ignores any field it does not define.
  *
  * Optional fields accept `null` as "absent": several IDE clients send explicit nulls.
  */
@@ -266,14 +268,7 @@ export interface RequestValidationIssue {
   message: string
 }
 
-export function formatParamPath(path: ReadonlyArray<PropertyKey>): string | null {
-  let out = ''
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`
-    else out += out === '' ? String(key) : `.${String(key)}`
-  }
-  return out === '' ? null : out
-}
+export { formatParamPath }
 
 /** Validate a parsed JSON body; the first issue is what a client gets told. */
 export function parseChatRequest(
@@ -284,11 +279,6 @@ export function parseChatRequest(
   if (simple !== undefined) return { ok: true, request: normalizeChatRequest(simple, json, defaults) }
   const result = chatCompletionRequestSchema.safeParse(json)
   if (result.success) return { ok: true, request: normalizeChatRequest(result.data, json, defaults) }
-  const first = result.error.issues[0]
-  const param = first ? formatParamPath(first.path) : null
-  const detail = first?.message ?? 'is invalid'
-  return {
-    ok: false,
-    issue: { param, message: param === null ? detail : `Invalid \`${param}\`: ${detail}.` },
-  }
+  const first = firstIssue(result.error)
+  return { ok: false, issue: { param: first.param, message: invalidFieldMessage(first) } }
 }

@@ -1,4 +1,17 @@
+import { z } from 'zod'
 import { HeaderName } from './headers'
+
+/**
+ * A deployment's optimizer mode (`mortar serve --optimizer`, `config.json`, the desktop settings):
+ * `shadow` measures only, and is the default; `on` applies the passes; `off` skips them.
+ */
+export const optimizerModeSchema = z.enum(['shadow', 'on', 'off'])
+export type OptimizerMode = z.output<typeof optimizerModeSchema>
+export const OPTIMIZER_MODES = optimizerModeSchema.options
+
+/** An organization's default for requests that send no `X-Mortar-Optimize` (absent: `on`). */
+export const organizationOptimizeSchema = optimizerModeSchema.exclude(['shadow'])
+export type OrganizationOptimize = z.output<typeof organizationOptimizeSchema>
 
 /** The passes a client may name in `X-Mortar-Optimize`, besides `on` and `off`, in the order they run. */
 export const OPTIMIZER_PASSES = ['json-compact', 'json-tool-blocks', 'collapse-spaces'] as const

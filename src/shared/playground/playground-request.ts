@@ -1,4 +1,5 @@
 import { chatCompletionRequestSchema, formatParamPath } from '../api/chat-request'
+import { firstIssue } from '../api/first-issue'
 import { HeaderName, MortarHeader } from '../api/headers'
 import { parseOptimizeHeader } from '../api/optimizer'
 
@@ -100,11 +101,8 @@ export function parseToolsJson(text: string): ToolsParse {
   if (!Array.isArray(value)) return { ok: false, message: 'Tools must be a JSON array of {"type": "function", "function": {…}} objects.' }
   const check = chatCompletionRequestSchema.safeParse({ messages: [{ role: 'user', content: '' }], tools: value })
   if (!check.success) {
-    const issue = check.error.issues.find((i) => i.path[0] === 'tools') ?? check.error.issues[0]
-    if (issue !== undefined) {
-      const path = formatParamPath(issue.path.slice(1))
-      return { ok: false, message: `${path === null ? 'tools' : `tools${path.startsWith('[') ? '' : '.'}${path}`} ${issue.message}` }
-    }
+    const { param, detail } = firstIssue(check.error, { within: 'tools' })
+    return { ok: false, message: `${param === null ? 'tools' : `tools${param.startsWith('[') ? '' : '.'}${param}`} ${detail}` }
   }
   const names = value.map((tool) => String((tool as { function: { name: string } }).function.name))
   return { ok: true, tools: value, names }

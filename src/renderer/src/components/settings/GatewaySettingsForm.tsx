@@ -1,6 +1,7 @@
 import { useState } from 'react'
+import { OPTIMIZER_MODES } from '../../../../shared/api/optimizer'
 import { CAPTURE_MODES } from '../../../../shared/api/traffic'
-import { BIND_ADDRESSES, gatewaySettingsSchema, OPTIMIZER_MODES, type GatewaySettings } from '../../../../shared/desktop-settings'
+import { BIND_ADDRESSES, gatewaySettingsSchema, type GatewaySettings } from '../../../../shared/desktop-settings'
 import type { ModelServerCheck } from '../../../../shared/ipc'
 import { Field } from '../common/Field'
 import { ModelServersEditor } from './ModelServersEditor'

@@ -1,7 +1,7 @@
 import { defineConfig } from '@playwright/test'
 
 // Browser tests drive Debian's Chromium (Playwright's own browsers cannot be downloaded on
-// these machines; see docs/toolchain). The tests start the built CLI themselves, so run
+// these machines; set CHROMIUM_PATH to use another). The tests start the built CLI themselves, so run
 // `npm run build` first (`npm test` does).
 export default defineConfig({
   testDir: './e2e',

@@ -214,7 +214,7 @@ export function renderMarkdown(results) {
   }
 
   // ---- targets ----
-  lines.push('**Targets** (issue 7)')
+  lines.push('**Targets** (docs/benchmark.md)')
   lines.push('')
   lines.push('| target | measured | |')
   lines.push('|---|---|---|')

@@ -48,7 +48,7 @@ export interface GatewayServerOptions {
   optimizerMode?: OptimizerMode
   /** `--dialect`: the gateway's dialect when config.json doesn't name one. */
   dialect?: Dialect
-  /** Test-only: a shorter `: ping` interval than the reference's 10 s. */
+  /** Test-only: a shorter `: ping` interval than the usual 10 s. */
   pingIntervalMs?: number
   onCompletion?: GatewayConfig['onCompletion']
   /** `--capture`: what is kept of each exchange (docs/traffic.md); memory when left out. */

@@ -4,7 +4,7 @@ import { startFakeModelServer, defaultFakeBehavior, type FakeModelServer } from 
 import { dataPayloads, readEvents, startTestGateway, streamEvents, userMessage, type TestGateway, nextRegisteredGeneration } from './harness'
 
 // `mortar serve --upstream <fake model server>`: what the model server receives, and what the
-// client gets back, for every behaviour the reference specifies for a forwarding deployment.
+// client gets back, for every behaviour of a forwarding deployment (docs/forwarding.md).
 
 let fake: FakeModelServer
 let gw: TestGateway

@@ -7,7 +7,7 @@ import { readEvents, dataPayloads, startTestGateway, type TestGateway } from './
 
 /**
  * Request validation end to end: the real `mortar serve` on port 0, raw fetch (and the `openai`
- * SDK once). Every 400 of the reference's Errors table, plus 401, 404, 413 and what IDE clients send.
+ * SDK once). Every 400 the request contract defines, plus 401, 404, 413 and what IDE clients send.
  */
 
 type Json = Record<string, unknown>

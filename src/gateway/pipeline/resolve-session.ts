@@ -8,7 +8,7 @@ export interface Session {
 }
 
 /**
- * Stage: the session a request runs in: `X-Mortar-Session` (sanitized as the reference says),
+ * Stage: the session a request runs in: `X-Mortar-Session` (sanitized by `sanitizeSessionName`),
  * else the body's `user`, else a session of its own. Sessions are per organization: the caller's
  * org is part of every lookup that uses them, so two orgs naming the same session never meet.
  */

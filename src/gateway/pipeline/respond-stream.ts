@@ -14,7 +14,7 @@ export interface StreamOptions {
 }
 
 /**
- * Stage: stream the reply as server-sent events, in the reference's order: the role chunk, the
+ * Stage: stream the reply as server-sent events, in this order: the role chunk, the
  * content (or tool-call) chunks, the finish chunk without delta, the usage chunk when asked, then
  * `[DONE]`. A stopped generation sends no finish chunk but still usage and `[DONE]`; a failed one
  * sends one error event and closes without `[DONE]`, never a made-up `stop`. The OpenAI dialect

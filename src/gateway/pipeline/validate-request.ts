@@ -2,7 +2,7 @@ import { MORTAR_REQUEST_DEFAULTS, parseChatRequest, type ChatCompletionRequest, 
 import { invalidRequest } from '../errors'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../http/json-depth'
 
-/** Stage: the body against the reference's rules (zod schema in shared/api), with the caller's dialect's defaults. */
+/** Stage: the body against the request contract (zod schema in shared/api), with the caller's dialect's defaults. */
 export function validateChatRequest(body: unknown, defaults: RequestDefaults = MORTAR_REQUEST_DEFAULTS): ChatCompletionRequest {
   const parsed = parseChatRequest(body, defaults)
   if (!parsed.ok) throw invalidRequest(parsed.issue.message, parsed.issue.param)

@@ -4,6 +4,7 @@ import { DIALECT_RULES, type Dialect } from '../../shared/api/dialect'
 import { FINGERPRINT_HEADERS, HeaderName, MortarHeader } from '../../shared/api/headers'
 import type { RequestAcceptedEvent } from '../../shared/api/telemetry'
 import type { Principal } from '../auth/key-store'
+import type { OrganizationSettings } from '../config/config-file'
 import type { ModelCatalog } from '../config/model-catalog'
 import type { GenerationRegistry } from '../generation/generation-registry'
 import { upstreamRequestBody } from '../backends/upstream/upstream-body'
@@ -24,7 +25,7 @@ import type { TelemetryBus } from '../telemetry/telemetry-bus'
 export interface ChatCompletionsDeps {
   catalog: () => ModelCatalog
   /** Per-organization settings (their optimizer default). */
-  organizations: () => Readonly<Record<string, { optimize?: 'on' | 'off' | undefined }>>
+  organizations: () => Readonly<Record<string, OrganizationSettings>>
   /** The gateway's dialect (config.json, else `mortar serve --dialect`), for keys that don't choose one. */
   dialect: () => Dialect
   generations: GenerationRegistry
@@ -168,7 +169,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value
 }
 
-/** `chatcmpl-` and 24 hexadecimal characters, as the reference specifies. */
+/** A completion ID: `chatcmpl-` and 24 hexadecimal characters. */
 export function newCompletionId(): string {
   return 'chatcmpl-' + randomHex(12)
 }

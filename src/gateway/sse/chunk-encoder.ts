@@ -34,7 +34,7 @@ export class ChunkEncoder {
     return this.head + `[{"index":0,"delta":{"tool_calls":[${JSON.stringify(delta)}]},"logprobs":null,"finish_reason":null}]}`
   }
 
-  /** The finish chunk: no `delta`, as the reference shows, or an empty one in the OpenAI dialect. */
+  /** The finish chunk: no `delta` in the Mortar dialect, an empty one in the OpenAI dialect. */
   finish(reason: FinishReason): string {
     return this.head + `[{"index":0,${this.finishDelta}"logprobs":null,"finish_reason":${JSON.stringify(reason)}}]}`
   }

@@ -43,7 +43,7 @@ export class SseWriter {
     this.res.end('data: [DONE]\n\n')
   }
 
-  /** End without `[DONE]`: the stream is incomplete, as the reference says a failed one must be. */
+  /** End without `[DONE]`: a failed stream must not look complete, so it never gets `[DONE]`. */
   abandon(): void {
     if (this.closed) return
     this.res.end()

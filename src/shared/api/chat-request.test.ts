@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseChatRequest, type ChatCompletionRequest } from './chat-request'
 
 /**
- * parseChatRequest against the request-body table and the 400 row of the Errors table in the
- * chat-completions reference. Every rule is checked on both sides of its boundary; a refusal must
+ * parseChatRequest against every request-body rule and every 400 it can give. Every rule is checked on both sides of its boundary; a refusal must
  * say which field (`param`, written as a client writes it) and name that field in its message.
  */
 
@@ -401,7 +400,7 @@ describe('parseChatRequest: max_tokens and max_completion_tokens', () => {
     expect(accepted(JSON.parse('{"messages":[{"role":"user","content":"hi"}],"max_tokens":10.0}')).maxTokens).toBe(10)
   })
 
-  // The reference: a positive whole number, "lowered when the context window has less room left".
+  // A positive whole number, lowered by the gateway when the context window has less room left.
   // A very large whole number is still a positive whole number; planning lowers it.
   it('accepts a positive whole number beyond 2^53 (planning lowers it)', () => {
     const request = accepted(body({ max_tokens: 1e20 }))

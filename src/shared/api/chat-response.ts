@@ -1,6 +1,6 @@
 /**
  * The response contract of POST /v1/chat/completions: the chat completion object, the chunk object
- * and the usage object, exactly as the reference lists their fields. Shared so that the gateway
+ * and the usage object, with exactly the API's fields. Shared so that the gateway
  * writes them and the renderer's inspector reads them with one definition.
  */
 
@@ -60,7 +60,7 @@ export interface ChunkDelta {
 
 export interface ChunkChoice {
   index: 0
-  /** Absent on the finish chunk, as the reference shows. */
+  /** Absent on the finish chunk of the Mortar dialect (which carries only `finish_reason`). */
   delta?: ChunkDelta
   logprobs: null
   finish_reason: FinishReason | null

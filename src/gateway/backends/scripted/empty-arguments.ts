@@ -2,7 +2,7 @@ import type { ChatTool } from '../../../shared/api/chat-request'
 
 /**
  * The scripted model's arguments for a call: each required parameter filled with an empty value
- * of its type, as the reference says ("", 0, false, [], {}). A type list such as
+ * of its type ("", 0, false, [], {}). A type list such as
  * ["string", "null"] takes its first type; a parameter without a usable type gets null.
  */
 export function emptyArgumentsFor(tool: ChatTool): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import type { ChatCompletionRequest, ChatTool } from '../../../shared/api/chat-request'
 
 /**
- * What the scripted model will say: pure rules from the reference, no I/O, so they are tested on
+ * What the scripted model will say: pure rules, no I/O, so they are tested on
  * their own. With tools it calls the function `tool_choice` names, or every tool for `required`,
  * or only the first when `parallel_tool_calls` is false; otherwise (`auto`) the first tool, until
  * the conversation ends with tool results, which it answers in text. `none` answers in text.

@@ -5,7 +5,7 @@ import type { StopSignal } from '../../generation/stop-signal'
 import { readStream } from '../../http/read-stream'
 import type { Replica } from './replica-pool'
 
-/** Why no response came: each maps to one of the reference's statuses. */
+/** Why no response came: each maps to one status (502 upstream_error, 503 upstream_unavailable, 504 upstream_timeout). */
 export class UpstreamConnectError extends Error {
   override name = 'UpstreamConnectError'
   constructor(

@@ -1,3 +1,5 @@
+import { z } from 'zod'
+
 /**
  * The response contract of POST /v1/chat/completions: the chat completion object, the chunk object
  * and the usage object, with exactly the API's fields. Shared so that the gateway
@@ -6,14 +8,15 @@
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | (string & {})
 
-export interface Usage {
-  prompt_tokens: number
-  completion_tokens: number
-  total_tokens: number
+export const usageSchema = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
   /** Passed through from a model server that reports them (cached_tokens…). */
-  prompt_tokens_details?: Record<string, unknown>
-  completion_tokens_details?: Record<string, unknown>
-}
+  prompt_tokens_details: z.record(z.string(), z.unknown()).optional(),
+  completion_tokens_details: z.record(z.string(), z.unknown()).optional(),
+})
+export type Usage = z.output<typeof usageSchema>
 
 export interface AssistantToolCall {
   id: string

@@ -1,3 +1,5 @@
+import { z } from 'zod'
+
 /**
  * The error envelope every endpoint returns, the OpenAI one: {error:{message,type,param,code}}.
  * The codes are those of the chat completions API plus the few that authentication, keys and a
@@ -59,6 +61,19 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorCodeSpec>
 
 export type ErrorCode = keyof typeof ERROR_CODES
+
+/**
+ * The envelope as a client reads it, to parse rather than trust what came back. Its code is any
+ * string: a reader also meets envelopes from model servers and gateways whose codes are not these.
+ */
+export const errorEnvelopeSchema = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string().optional(),
+    param: z.string().nullable().optional(),
+    code: z.string().nullable().optional(),
+  }),
+})
 
 /** The envelope as the gateway writes it. */
 export interface ErrorEnvelope {

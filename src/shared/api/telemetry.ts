@@ -1,60 +1,72 @@
-import type { FinishReason, Usage } from './chat-response'
+import { z } from 'zod'
+import { usageSchema } from './chat-response'
 
 /**
  * The events of `GET /v1/telemetry` (docs/telemetry.md): one JSON object per SSE `data:` line,
- * told apart by `type`. Shared so the desktop traffic view reads the same definition.
+ * told apart by `type`. Zod schemas with the types inferred from them: the gateway builds these
+ * objects, and the desktop traffic view parses what it reads against the same definition.
  */
-interface RequestEventBase {
+const requestEventBase = {
   /** The completion's ID (for a deduplicated request that shared a generation: the leader's). */
-  id: string
-  org: string
-  session: string
-  model: string
+  id: z.string(),
+  org: z.string(),
+  session: z.string(),
+  model: z.string(),
   /** ISO time of the event. */
-  at: string
+  at: z.string(),
 }
 
-export interface RequestAcceptedEvent extends RequestEventBase {
-  type: 'request.accepted'
+export const requestAcceptedEventSchema = z.object({
+  type: z.literal('request.accepted'),
+  ...requestEventBase,
   /** The name of the API key that sent it (its name only, never the key): which client it was. */
-  key_name: string
-  deployment: string
-  stream: boolean
+  key_name: z.string(),
+  deployment: z.string(),
+  stream: z.boolean(),
   /** The X-Mortar-Optimizer report. */
-  optimizer: string
+  optimizer: z.string(),
   /** The X-Mortar-Tool-Selector report, when named tool selection ran. */
-  tool_selector: string | null
+  tool_selector: z.string().nullable(),
   /** The X-Mortar-Dedupe role, when the request asked for in-flight deduplication. */
-  dedupe: 'leader' | 'shared' | null
-}
+  dedupe: z.enum(['leader', 'shared']).nullable(),
+})
 
-export interface FirstTokenEvent extends RequestEventBase {
-  type: 'request.first_token'
+export const firstTokenEventSchema = z.object({
+  type: z.literal('request.first_token'),
+  ...requestEventBase,
   /** Time from accepting the request to the first token of the reply. */
-  ttft_ms: number
-}
+  ttft_ms: z.number(),
+})
 
-export interface RequestEndedEvent extends RequestEventBase {
-  type: 'request.finished' | 'request.stopped' | 'request.client_disconnected' | 'request.shutdown' | 'request.failed'
-  deployment: string
-  upstream: string | null
-  finish_reason: FinishReason | null
+export const requestEndedEventSchema = z.object({
+  type: z.enum(['request.finished', 'request.stopped', 'request.client_disconnected', 'request.shutdown', 'request.failed']),
+  ...requestEventBase,
+  deployment: z.string(),
+  upstream: z.string().nullable(),
+  finish_reason: z.string().nullable(),
   /** The model server sent no finish reason (its stream ended at [DONE]); Mortar derived this one. */
-  finish_reason_derived: boolean
-  error_code: string | null
-  usage: Usage
+  finish_reason_derived: z.boolean(),
+  error_code: z.string().nullable(),
+  usage: usageSchema,
   /** Whether `usage` is the model server's own count or Mortar's estimate. */
-  usage_source: 'upstream' | 'estimate'
-  duration_ms: number
+  usage_source: z.enum(['upstream', 'estimate']),
+  duration_ms: z.number(),
   /** From the model's prices in config.json; null when it has none. */
-  cost_usd: number | null
-}
+  cost_usd: z.number().nullable(),
+})
 
 /** Sent when the model server reported prompt tokens served from its cache. */
-export interface CacheEvent extends RequestEventBase {
-  type: 'cache'
-  cached_tokens: number
-  prompt_tokens: number
-}
+export const cacheEventSchema = z.object({
+  type: z.literal('cache'),
+  ...requestEventBase,
+  cached_tokens: z.number(),
+  prompt_tokens: z.number(),
+})
 
-export type TelemetryEvent = RequestAcceptedEvent | FirstTokenEvent | RequestEndedEvent | CacheEvent
+export const telemetryEventSchema = z.union([requestAcceptedEventSchema, firstTokenEventSchema, requestEndedEventSchema, cacheEventSchema])
+
+export type RequestAcceptedEvent = z.output<typeof requestAcceptedEventSchema>
+export type FirstTokenEvent = z.output<typeof firstTokenEventSchema>
+export type RequestEndedEvent = z.output<typeof requestEndedEventSchema>
+export type CacheEvent = z.output<typeof cacheEventSchema>
+export type TelemetryEvent = z.output<typeof telemetryEventSchema>

@@ -118,4 +118,11 @@ describe('parseTelemetryEvent', () => {
     expect(parseTelemetryEvent('nope')).toBeUndefined()
     expect(parseTelemetryEvent('{"type":1}')).toBeUndefined()
   })
+
+  it('refuses an event that does not match its schema, rather than trusting its type', () => {
+    expect(parseTelemetryEvent(JSON.stringify(ended('a')))?.type).toBe('request.finished')
+    expect(parseTelemetryEvent('{"type":"request.accepted","id":"a"}')).toBeUndefined()
+    expect(parseTelemetryEvent(JSON.stringify({ ...ended('a'), usage: null }))).toBeUndefined()
+    expect(parseTelemetryEvent(JSON.stringify({ ...accepted('a'), stream: 'yes' }))).toBeUndefined()
+  })
 })

@@ -1,5 +1,5 @@
 import type { Usage } from '../api/chat-response'
-import type { RequestEndedEvent, TelemetryEvent } from '../api/telemetry'
+import { telemetryEventSchema, type RequestEndedEvent, type TelemetryEvent } from '../api/telemetry'
 
 /**
  * The traffic view's table, folded from `GET /v1/telemetry` events (docs/telemetry.md): one row
@@ -184,9 +184,8 @@ export function modelsSeen(rows: readonly TrafficRow[]): string[] {
 /** Parse one `data:` line of the telemetry stream; undefined for anything that is not an event. */
 export function parseTelemetryEvent(data: string): TelemetryEvent | undefined {
   try {
-    const value = JSON.parse(data) as Partial<TelemetryEvent>
-    if (typeof value !== 'object' || value === null || typeof value.type !== 'string' || typeof value.id !== 'string') return undefined
-    return value as TelemetryEvent
+    const parsed = telemetryEventSchema.safeParse(JSON.parse(data))
+    return parsed.success ? parsed.data : undefined
   } catch {
     return undefined
   }

@@ -1,7 +1,7 @@
 // HTTP calls to the gateway with the UI's key. Plain fetch: EventSource cannot send an
 // Authorization header, so streams are read from fetch's ReadableStream too.
 import type { ModelList, ModelObject, StopGenerationResponse } from '../../../shared/api/chat-response'
-import type { ErrorEnvelope } from '../../../shared/api/errors'
+import { errorEnvelopeSchema } from '../../../shared/api/errors'
 import { statusResponseSchema, type StatusResponse } from '../../../shared/api/health'
 import type { ApiKeyObject, CreatedApiKey, CreateKeyRequest } from '../../../shared/api/keys'
 import { sessionPrefixesPath, sessionPrefixesSchema, type SessionPrefixes } from '../../../shared/api/session-prefixes'
@@ -40,12 +40,15 @@ export function insufficientRole(error: unknown): string | null {
 
 async function errorOf(response: Response): Promise<GatewayHttpError> {
   const text = await response.text().catch(() => '')
+  let json: unknown
   try {
-    const envelope = JSON.parse(text) as ErrorEnvelope
-    return new GatewayHttpError(response.status, envelope.error.message, envelope.error.code)
+    json = JSON.parse(text)
   } catch {
-    return new GatewayHttpError(response.status, text || `HTTP ${response.status}`, null)
+    json = undefined
   }
+  const envelope = errorEnvelopeSchema.safeParse(json)
+  if (envelope.success) return new GatewayHttpError(response.status, envelope.data.error.message, envelope.data.error.code ?? null)
+  return new GatewayHttpError(response.status, text || `HTTP ${response.status}`, null)
 }
 
 /** Told when the gateway answers 401: the key is dead (a restarted gateway, a revoked key). */

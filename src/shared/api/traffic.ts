@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { usageSchema } from './chat-response'
 
 /**
  * The traffic API (docs/traffic.md): every request to `/v1/*` as a captured exchange, the paths
@@ -64,14 +65,6 @@ export type CapturedFrame = z.output<typeof capturedFrameSchema>
 /** Header name/value pairs in the order they were sent; names lower-cased. */
 export const headerPairsSchema = z.array(z.tuple([z.string(), z.string()]))
 export type HeaderPairs = z.output<typeof headerPairsSchema>
-
-export const usageSchema = z.object({
-  prompt_tokens: z.number(),
-  completion_tokens: z.number(),
-  total_tokens: z.number(),
-  prompt_tokens_details: z.record(z.string(), z.unknown()).optional(),
-  completion_tokens_details: z.record(z.string(), z.unknown()).optional(),
-})
 
 /**
  * Set when the exchange was larger than the per-exchange limit: bodies and frames past the limit

@@ -204,3 +204,27 @@ describe('capture of an upstream deployment', () => {
     }
   })
 })
+
+describe('a running exchange', () => {
+  it('is announced when its response starts, and can be fetched as it stands', async () => {
+    const slow = await startTestGateway(['--scripted-tps', '20'])
+    const slowLive = await trafficClient(slow.url, slow.ownerKey).live()
+    try {
+      const id = requestId()
+      const response = await slow.post('/v1/chat/completions', { ...userMessage('word '.repeat(40)), stream: true }, { 'x-request-id': id })
+      const started = await slowLive.next((event) => event.type === 'exchange.started' && event.exchange.request_id === id, WITHIN_A_SECOND)
+      if (started.type !== 'exchange.started') throw new Error('unreachable')
+      expect(started.exchange).toMatchObject({ outcome: 'in_progress', status: 200, duration_ms: null })
+      const running = await trafficClient(slow.url, slow.ownerKey).exchange(started.exchange.id)
+      expect(running.outcome).toBe('in_progress')
+      expect(running.response.frames.length).toBeGreaterThan(0)
+      expect((await trafficClient(slow.url, slow.ownerKey).list()).data.map((row) => row.id)).not.toContain(started.exchange.id)
+      await response.body?.cancel()
+      const ended = await slowLive.next(endOf(id), WITHIN_A_SECOND)
+      expect(ended.type === 'exchange.ended' && ended.exchange.outcome).toBe('disconnected')
+    } finally {
+      slowLive.close()
+      await slow.close()
+    }
+  })
+})

@@ -8,14 +8,14 @@ import {
   type PlaygroundMessage,
 } from '../../../shared/playground/playground-request'
 
-type Action =
+export type PlaygroundFormAction =
   | { type: 'set'; patch: Partial<PlaygroundForm> }
   | { type: 'set-message'; index: number; patch: Partial<PlaygroundMessage> }
   | { type: 'add-message' }
   | { type: 'remove-message'; index: number }
   | { type: 'replace'; form: PlaygroundForm }
 
-function reducer(form: PlaygroundForm, action: Action): PlaygroundForm {
+export function playgroundFormReducer(form: PlaygroundForm, action: PlaygroundFormAction): PlaygroundForm {
   switch (action.type) {
     case 'set':
       return { ...form, ...action.patch }
@@ -48,7 +48,7 @@ export interface PlaygroundFormState {
 }
 
 export function usePlaygroundForm(): PlaygroundFormState {
-  const [form, dispatch] = useReducer(reducer, undefined, () => defaultPlaygroundForm())
+  const [form, dispatch] = useReducer(playgroundFormReducer, undefined, () => defaultPlaygroundForm())
   const built = useMemo(() => buildPlaygroundRequest(form), [form])
   const toolNames = useMemo(() => {
     const parsed = parseToolsJson(form.toolsJson)

@@ -37,6 +37,9 @@ export interface ExchangeSnapshot {
   requestId: string | null
 }
 
+/** What a run needs of the gateway client: the endpoint's URL, the chat request and the stop call. */
+export type ExchangeClient = Pick<GatewayClient, 'url' | 'postChat' | 'stopGeneration'>
+
 let runCounter = 0
 
 export class ExchangeRun {
@@ -52,7 +55,7 @@ export class ExchangeRun {
   private current: ExchangeSnapshot
 
   constructor(
-    private readonly client: GatewayClient,
+    private readonly client: ExchangeClient,
     request: Omit<RecordedRequest, 'url'>,
   ) {
     runCounter += 1

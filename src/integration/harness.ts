@@ -110,15 +110,11 @@ export const userMessage = (content: string) => ({ messages: [{ role: 'user', co
  * live, known without polling (its ID is otherwise only in the response, which may not exist yet).
  */
 export function nextRegisteredGeneration(gw: TestGateway): Promise<string> {
-  const registry = gw.server.gateway.generations
   return new Promise((resolve) => {
-    const original = registry.register.bind(registry)
-    registry.register = (id, org) => {
-      registry.register = original
-      const live = original(id, org)
+    const unsubscribe = gw.server.gateway.generations.onRegister((id) => {
+      unsubscribe()
       resolve(id)
-      return live
-    }
+    })
   })
 }
 

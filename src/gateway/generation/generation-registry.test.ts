@@ -28,4 +28,23 @@ describe('GenerationRegistry', () => {
     await waiting
     expect(registry.size).toBe(0)
   })
+
+  it('tells onRegister listeners of each generation as it is registered, until they unsubscribe', () => {
+    const registry = new GenerationRegistry()
+    const seen: string[] = []
+    const unsubscribe = registry.onRegister((id, org) => seen.push(`${org}/${id}:${registry.size}`))
+    // A listener that unsubscribes itself while being told does not keep the next one from hearing.
+    const once = registry.onRegister((id) => {
+      once()
+      seen.push(`once:${id}`)
+    })
+    const later: string[] = []
+    registry.onRegister((id) => later.push(id))
+    registry.register('g1', 'acme')
+    unsubscribe()
+    registry.register('g2', 'acme')
+    // Told once the generation is live (it already counts in size).
+    expect(seen).toEqual(['acme/g1:1', 'once:g1'])
+    expect(later).toEqual(['g1', 'g2'])
+  })
 })

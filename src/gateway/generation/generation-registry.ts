@@ -19,6 +19,7 @@ export interface LiveGeneration {
 export class GenerationRegistry {
   private readonly live = new Map<string, { org: string; controller: StopController<StopReason> }>()
   private idleWaiters: Array<() => void> = []
+  private registerListeners: Array<(id: string, org: string) => void> = []
 
   get size(): number {
     return this.live.size
@@ -27,6 +28,8 @@ export class GenerationRegistry {
   register(id: string, org: string): LiveGeneration {
     const controller = new StopController<StopReason>()
     this.live.set(id, { org, controller })
+    // A copy, so that a listener may unsubscribe itself while being told.
+    if (this.registerListeners.length > 0) for (const listener of this.registerListeners.slice()) listener(id, org)
     return {
       id,
       org,
@@ -37,6 +40,18 @@ export class GenerationRegistry {
         this.live.delete(id)
         if (this.live.size === 0) this.notifyIdle()
       },
+    }
+  }
+
+  /**
+   * Tell `listener` of each generation as it is registered: the moment a request is live, before
+   * its reply exists. Returns a function that unsubscribes.
+   */
+  onRegister(listener: (id: string, org: string) => void): () => void {
+    this.registerListeners.push(listener)
+    return () => {
+      const index = this.registerListeners.indexOf(listener)
+      if (index !== -1) this.registerListeners.splice(index, 1)
     }
   }
 

@@ -2,6 +2,7 @@
 // server: requests from the openai SDK and plain fetch (streamed and not, a tool call, a 400, a
 // 401 with a wrong key, a model-server failure) appear as they happen, whole; a reload keeps them;
 // a captured request opens in the playground and is sent again; exports; the session view.
+import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import OpenAI from 'openai'
 import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from '../src/integration/fixtures/fake-model-server'
@@ -53,7 +54,7 @@ test('every exchange appears within a second, whole, refused ones too, and a rel
 
   // The openai SDK, streamed.
   const stream = await sdk.chat.completions.create(
-    { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'Say hello, streamed' }], stream: true, stream_options: { include_usage: true } },
+    { model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'Say hello, streamed' }], stream: true, stream_options: { include_usage: true } },
     { headers: { 'X-Mortar-Session': 'sdk-stream' } },
   )
   let text = ''
@@ -62,7 +63,7 @@ test('every exchange appears within a second, whole, refused ones too, and a rel
   await expect(rowOf(page, 'sdk-stream')).toHaveAttribute('data-outcome', 'finished', SOON)
 
   // The openai SDK, not streamed.
-  const completion = await sdk.chat.completions.create({ model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'Say hello, whole' }], stream: false }, { headers: { 'X-Mortar-Session': 'sdk-json' } })
+  const completion = await sdk.chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'Say hello, whole' }], stream: false }, { headers: { 'X-Mortar-Session': 'sdk-json' } })
   expect(completion.choices[0]?.message.content).toBe('Hello from the model')
   await expect(rowOf(page, 'sdk-json')).toHaveAttribute('data-outcome', 'finished', SOON)
 

@@ -1,6 +1,7 @@
 // Launches the real desktop app. Electron's binary is downloaded on first use, which these
 // machines cannot do, so the test looks for it on disk, without require('electron') (that
 // would try the download), and skips with a reason when it is missing.
+import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -71,7 +72,7 @@ test('the desktop app opens a connected window; a key created in Settings works 
     expect(key).toMatch(/^mk_live_[A-Za-z0-9]{40}$/)
     const baseURL = (await page.getByTestId('base-url').textContent()) ?? ''
     const client = new OpenAI({ baseURL, apiKey: key, maxRetries: 0 })
-    const completion = await client.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], model: 'Qwen/Qwen2.5-7B-Instruct', stream: false })
+    const completion = await client.chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], model: DEFAULT_MODEL_ID, stream: false })
     expect(completion.choices[0]?.message.content).toBe('hi')
     await page.getByTestId('key-row').filter({ hasText: 'sdk-from-settings' }).getByTestId('key-revoke').click()
     await page.getByTestId('key-row').filter({ hasText: 'sdk-from-settings' }).getByTestId('key-confirm-yes').click()

@@ -1,5 +1,6 @@
 // Streams no well-behaved gateway sends, played to the page by Playwright in place of the
 // gateway's reply: a stream cut without [DONE], and one of 10,000 frames.
+import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi, saveScreenshot } from './fixtures/ui'
@@ -14,7 +15,7 @@ test.afterAll(async () => {
   await server?.stop()
 })
 
-const head = { id: 'chatcmpl-000000000000000000000000', object: 'chat.completion.chunk', created: 1, model: 'Qwen/Qwen2.5-7B-Instruct' }
+const head = { id: 'chatcmpl-000000000000000000000000', object: 'chat.completion.chunk', created: 1, model: DEFAULT_MODEL_ID }
 const frame = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`
 const content = (text: string) => frame({ ...head, choices: [{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }] })
 const finish = frame({ ...head, choices: [{ index: 0, logprobs: null, finish_reason: 'stop' }] })

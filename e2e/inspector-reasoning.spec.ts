@@ -1,5 +1,6 @@
 // A reasoning model's reply, played to the page by Playwright in place of the gateway's: the
 // inspector shows the reasoning as its own part of the assembled reply.
+import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test } from '@playwright/test'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi } from './fixtures/ui'
@@ -16,7 +17,7 @@ test.afterAll(async () => {
 
 const id = 'chatcmpl-111111111111111111111111'
 const chunk = (choice: object) =>
-  `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model: 'Qwen/Qwen2.5-7B-Instruct', choices: [{ index: 0, logprobs: null, finish_reason: null, ...choice }] })}\n\n`
+  `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1, model: DEFAULT_MODEL_ID, choices: [{ index: 0, logprobs: null, finish_reason: null, ...choice }] })}\n\n`
 
 test('reasoning_content deltas are shown apart from the reply text', async ({ page }) => {
   await openUi(page, server)

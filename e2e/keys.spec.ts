@@ -2,12 +2,11 @@
 // gateway's /v1/keys with the key it was opened with (the UI link's owner key), the same calls
 // the desktop app makes. A key made there works from the openai SDK at once, and stops working
 // the moment it is revoked there.
+import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import OpenAI from 'openai'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi, saveScreenshot, signInWithKey } from './fixtures/ui'
-
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
 
 let server: MortarServer
 
@@ -71,8 +70,8 @@ test('a key created in Settings works from the openai SDK, and stops working whe
   // The SDK with the new key: it lists models and gets a completion.
   const client = sdk(key)
   const models = await client.models.list()
-  expect(models.data.map((m) => m.id)).toContain(MODEL)
-  const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello from the sdk' }], stream: false })
+  expect(models.data.map((m) => m.id)).toContain(DEFAULT_MODEL_ID)
+  const completion = await client.chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'hello from the sdk' }], stream: false })
   expect(completion.choices[0]?.message.content).toBe('hello from the sdk')
 
   // Traffic names the key that sent it.
@@ -96,7 +95,7 @@ test('a key created in Settings works from the openai SDK, and stops working whe
   expect(refused).toBeInstanceOf(OpenAI.AuthenticationError)
   expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401)
   await expect(
-    client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'again' }], stream: false }),
+    client.chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'again' }], stream: false }),
   ).rejects.toMatchObject({ status: 401 })
   await saveScreenshot(page, testInfo, 'settings-keys-revoked')
 })

@@ -2,6 +2,7 @@
 // Traffic's column titles sit over their columns however the table is scrolled and Stop can be
 // reached; the inspector keeps its frame summary column and shows the kind, the assembled reply,
 // a tool call's id and the usage whole.
+import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { expectColumnsAligned, expectNoPageOverflow, expectNotClipped, expectWithinViewport } from './fixtures/layout'
@@ -17,7 +18,7 @@ test.afterAll(async () => {
   await server?.stop()
 })
 
-const head = { id: 'chatcmpl-000000000000000000000001', object: 'chat.completion.chunk', created: 1, model: 'Qwen/Qwen2.5-7B-Instruct' }
+const head = { id: 'chatcmpl-000000000000000000000001', object: 'chat.completion.chunk', created: 1, model: DEFAULT_MODEL_ID }
 const chunk = (choice: object | null, extra: object = {}) =>
   `data: ${JSON.stringify({ ...head, choices: choice === null ? [] : [{ index: 0, logprobs: null, finish_reason: null, ...choice }], ...extra })}\n\n`
 const TOOL_CALL_ID = 'call_9f2c1d7e5b3a4c6d8e0f1a2b3c4d5e6f'

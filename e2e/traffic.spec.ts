@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test } from '@playwright/test'
 import OpenAI from 'openai'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
@@ -29,7 +30,7 @@ test('a request from the openai SDK shows up live in Traffic, and Stop there end
   const { key } = (await made.json()) as { key: string }
   const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key, maxRetries: 0 })
   const stream = await client.chat.completions.create(
-    { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: words(300) }], stream: true },
+    { model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: words(300) }], stream: true },
     { headers: { 'X-Mortar-Session': 'sdk-agent' } },
   )
   let received = ''

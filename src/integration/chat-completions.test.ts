@@ -1,8 +1,8 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadTokenizer } from '../gateway/tokens/tokenizer-registry'
 import { dataPayloads, readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
 
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
 // The default model's own tokenizer: the scripted model streams its real tokens.
 const tokenizer = loadTokenizer('qwen2.5')
 const weatherTool = {
@@ -34,7 +34,7 @@ afterAll(() => gw.close())
 describe('non-streaming, with the openai SDK', () => {
   it('returns a chat.completion that repeats the last user message', async () => {
     const completion = await gw.client().chat.completions.create({
-      model: MODEL,
+      model: DEFAULT_MODEL_ID,
       messages: [
         { role: 'system', content: 'You are terse.' },
         { role: 'user', content: 'first question' },
@@ -45,7 +45,7 @@ describe('non-streaming, with the openai SDK', () => {
     })
     expect(completion.id).toMatch(/^chatcmpl-[0-9a-f]{24}$/)
     expect(completion.object).toBe('chat.completion')
-    expect(completion.model).toBe(MODEL)
+    expect(completion.model).toBe(DEFAULT_MODEL_ID)
     expect(Math.abs(completion.created - Date.now() / 1000)).toBeLessThan(5)
     expect(completion.choices).toHaveLength(1)
     expect(completion.choices[0]).toEqual({
@@ -62,14 +62,14 @@ describe('non-streaming, with the openai SDK', () => {
   it('exposes the Mortar headers and echoes X-Request-Id', async () => {
     const { data, response, request_id } = await gw
       .client()
-      .chat.completions.create({ ...userMessage('hi'), model: MODEL, stream: false } as never, {
+      .chat.completions.create({ ...userMessage('hi'), model: DEFAULT_MODEL_ID, stream: false } as never, {
         headers: { 'X-Request-Id': 'my-trace-42', 'X-Mortar-Session': 'proj/alpha beta:1' },
       })
       .withResponse()
     expect(request_id).toBe('my-trace-42')
     expect(response.headers.get('x-mortar-request-id')).toBe((data as { id: string }).id)
     expect(response.headers.get('x-mortar-deployment')).toBe('scripted')
-    expect(response.headers.get('x-mortar-model')).toBe(MODEL)
+    expect(response.headers.get('x-mortar-model')).toBe(DEFAULT_MODEL_ID)
     expect(response.headers.get('x-mortar-session')).toBe('projalphabeta:1')
     // The default deployment mode is shadow: measured, not applied.
     expect(response.headers.get('x-mortar-optimizer')).toMatch(/^ruleset=2; mode=shadow; bytes=\d+; saved=0; passes=json-compact\/0; elapsed_us=\d+$/)
@@ -77,7 +77,7 @@ describe('non-streaming, with the openai SDK', () => {
 
   it('cuts the reply at max_tokens with finish_reason length', async () => {
     const text = 'one two three four five six seven eight nine ten'
-    const completion = await gw.client().chat.completions.create({ ...userMessage(text), model: MODEL, max_tokens: 3, stream: false } as never)
+    const completion = await gw.client().chat.completions.create({ ...userMessage(text), model: DEFAULT_MODEL_ID, max_tokens: 3, stream: false } as never)
     const tokens = tokenizer.encode(text)
     expect(completion.choices[0]?.finish_reason).toBe('length')
     const firstThree = [...tokenizer.decodePieces(tokens.slice(0, 3))].map((p) => p.text).join('')
@@ -89,7 +89,7 @@ describe('non-streaming, with the openai SDK', () => {
   it('treats max_completion_tokens as max_tokens', async () => {
     const completion = await gw.client().chat.completions.create({
       ...userMessage('alpha beta gamma delta'),
-      model: MODEL,
+      model: DEFAULT_MODEL_ID,
       max_completion_tokens: 2,
       stream: false,
     } as never)
@@ -110,7 +110,7 @@ describe('streaming', () => {
     const chunks = dataPayloads(events)
     const id = response.headers.get('x-mortar-request-id')
     for (const chunk of chunks) {
-      expect(chunk).toMatchObject({ id, object: 'chat.completion.chunk', model: MODEL })
+      expect(chunk).toMatchObject({ id, object: 'chat.completion.chunk', model: DEFAULT_MODEL_ID })
     }
     // 1. role chunk, no text
     expect(chunks[0]?.choices).toEqual([{ index: 0, delta: { role: 'assistant' }, logprobs: null, finish_reason: null }])
@@ -143,7 +143,7 @@ describe('streaming', () => {
     const text = 'Grüße, 你好世界 🌍🚀 — done'
     const stream = await gw.client().chat.completions.create({
       ...userMessage(text),
-      model: MODEL,
+      model: DEFAULT_MODEL_ID,
       stream: true,
       stream_options: { include_usage: true },
     } as never)
@@ -164,7 +164,7 @@ describe('streaming', () => {
   })
 
   it('works with the SDK stream helper (chat.completions.stream) too', async () => {
-    const runner = gw.client().chat.completions.stream({ ...userMessage('helper path'), model: MODEL } as never)
+    const runner = gw.client().chat.completions.stream({ ...userMessage('helper path'), model: DEFAULT_MODEL_ID } as never)
     const final = await runner.finalChatCompletion()
     expect(final.choices[0]?.message.content).toBe('helper path')
     expect(final.choices[0]?.finish_reason).toBe('stop')
@@ -175,7 +175,7 @@ describe('tool calls by the scripted model', () => {
   it('calls the first tool with empty values of each required type', async () => {
     const completion = await gw.client().chat.completions.create({
       ...userMessage('weather?'),
-      model: MODEL,
+      model: DEFAULT_MODEL_ID,
       tools: [weatherTool, searchTool],
       stream: false,
     } as never)
@@ -193,7 +193,7 @@ describe('tool calls by the scripted model', () => {
   it('calls the tool tool_choice names', async () => {
     const completion = await gw.client().chat.completions.create({
       ...userMessage('find'),
-      model: MODEL,
+      model: DEFAULT_MODEL_ID,
       tools: [weatherTool, searchTool],
       tool_choice: { type: 'function', function: { name: 'search' } },
       stream: false,
@@ -204,7 +204,7 @@ describe('tool calls by the scripted model', () => {
   })
 
   it('calls every tool for `required`, only the first when parallel_tool_calls is false', async () => {
-    const base = { ...userMessage('all'), model: MODEL, tools: [weatherTool, searchTool], tool_choice: 'required', stream: false }
+    const base = { ...userMessage('all'), model: DEFAULT_MODEL_ID, tools: [weatherTool, searchTool], tool_choice: 'required', stream: false }
     const all = await gw.client().chat.completions.create(base as never)
     expect((all.choices[0]?.message.tool_calls ?? []).map((c) => (c as { function: { name: string } }).function.name)).toEqual([
       'get_weather',
@@ -224,12 +224,12 @@ describe('tool calls by the scripted model', () => {
       },
       { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c": 21}' },
     ]
-    const after = await gw.client().chat.completions.create({ messages: history, model: MODEL, tools: [weatherTool], stream: false } as never)
+    const after = await gw.client().chat.completions.create({ messages: history, model: DEFAULT_MODEL_ID, tools: [weatherTool], stream: false } as never)
     expect(after.choices[0]?.finish_reason).toBe('stop')
     expect(after.choices[0]?.message.content).toBe('What is the weather in Paris?')
     const none = await gw.client().chat.completions.create({
       ...userMessage('no tools please'),
-      model: MODEL,
+      model: DEFAULT_MODEL_ID,
       tools: [weatherTool],
       tool_choice: 'none',
       stream: false,
@@ -269,11 +269,11 @@ describe('tool calls by the scripted model', () => {
 describe('models', () => {
   it('lists the catalog with each context window', async () => {
     const models = await gw.client().models.list()
-    expect(models.data.map((m) => m.id)).toContain(MODEL)
-    const qwen = models.data.find((m) => m.id === MODEL) as unknown as Record<string, unknown>
+    expect(models.data.map((m) => m.id)).toContain(DEFAULT_MODEL_ID)
+    const qwen = models.data.find((m) => m.id === DEFAULT_MODEL_ID) as unknown as Record<string, unknown>
     expect(qwen).toMatchObject({ object: 'model', owned_by: 'mortar', context_window: 4096 })
     expect(typeof qwen.created).toBe('number')
-    const one = await gw.client().models.retrieve(MODEL)
-    expect(one.id).toBe(MODEL)
+    const one = await gw.client().models.retrieve(DEFAULT_MODEL_ID)
+    expect(one.id).toBe(DEFAULT_MODEL_ID)
   })
 })

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { zodResponseFormat } from 'openai/helpers/zod'
@@ -8,7 +9,6 @@ import { dataPayloads, readEvents, startTestGateway, type TestGateway } from './
 
 // The openai SDK, unmodified, against both dialects. Paced so that a stream is still running when
 // a test stops it; every wait is on an event (a chunk arriving), never a sleep.
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
 const LONG_TEXT = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ')
 const WEATHER_TOOL = {
   type: 'function' as const,
@@ -35,7 +35,7 @@ describe('the OpenAI dialect (mortar serve --dialect openai), with the openai SD
   })
 
   it('answers create() without `stream` with a JSON completion, and says which dialect answered', async () => {
-    const { data, response } = await openaiGateway.client().chat.completions.create({ model: MODEL, ...ask('Hello there') }).withResponse()
+    const { data, response } = await openaiGateway.client().chat.completions.create({ model: DEFAULT_MODEL_ID, ...ask('Hello there') }).withResponse()
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
     expect(response.headers.get('x-mortar-dialect')).toBe('openai')
     expect(data).toMatchObject({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }] })
@@ -44,7 +44,7 @@ describe('the OpenAI dialect (mortar serve --dialect openai), with the openai SD
   it('parses a zod response format with chat.completions.parse()', async () => {
     const Weather = z.object({ city: z.string(), temp_c: z.number() })
     const completion = await openaiGateway.client().chat.completions.parse({
-      model: MODEL,
+      model: DEFAULT_MODEL_ID,
       messages: [{ role: 'user', content: JSON.stringify({ city: 'Paris', temp_c: 21 }) }],
       response_format: zodResponseFormat(Weather, 'weather'),
     })
@@ -52,14 +52,14 @@ describe('the OpenAI dialect (mortar serve --dialect openai), with the openai SD
   })
 
   it('assembles a stream with stream().finalChatCompletion(), usage included', async () => {
-    const stream = openaiGateway.client().chat.completions.stream({ model: MODEL, ...ask('one two three'), stream_options: { include_usage: true } })
+    const stream = openaiGateway.client().chat.completions.stream({ model: DEFAULT_MODEL_ID, ...ask('one two three'), stream_options: { include_usage: true } })
     const completion = await stream.finalChatCompletion()
     expect(completion.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'one two three' }, finish_reason: 'stop' })
     expect(completion.usage?.completion_tokens).toBeGreaterThan(0)
   })
 
   it('assembles streamed tool calls with finalChatCompletion()', async () => {
-    const stream = openaiGateway.client().chat.completions.stream({ model: MODEL, ...ask('Weather in Paris?'), tools: [WEATHER_TOOL] })
+    const stream = openaiGateway.client().chat.completions.stream({ model: DEFAULT_MODEL_ID, ...ask('Weather in Paris?'), tools: [WEATHER_TOOL] })
     const completion = await stream.finalChatCompletion()
     expect(completion.choices[0]?.finish_reason).toBe('tool_calls')
     expect(completion.choices[0]?.message.tool_calls).toMatchObject([{ type: 'function', function: { name: 'get_weather', arguments: '{"city":""}' } }])
@@ -73,7 +73,7 @@ describe('the OpenAI dialect (mortar serve --dialect openai), with the openai SD
   })
 
   it('ends a stream stopped by POST /v1/generations/{id}/stop with a `stop` finish chunk, so finalChatCompletion() resolves', async () => {
-    const stream = openaiGateway.client().chat.completions.stream({ model: MODEL, ...ask(LONG_TEXT), stream_options: { include_usage: true } })
+    const stream = openaiGateway.client().chat.completions.stream({ model: DEFAULT_MODEL_ID, ...ask(LONG_TEXT), stream_options: { include_usage: true } })
     // Asked for at once, before the stop: the helper treats an ending nobody awaits yet as unhandled.
     const final = stream.finalChatCompletion()
     const id = await new Promise<string>((resolve) => stream.once('chunk', (chunk) => resolve(chunk.id)))
@@ -109,7 +109,7 @@ describe('the Mortar dialect (the default) does what the spec says for the same 
   })
 
   it('sends no finish chunk for a stopped stream, which finalChatCompletion() refuses', async () => {
-    const stream = mortarGateway.client().chat.completions.stream({ model: MODEL, ...ask(LONG_TEXT) })
+    const stream = mortarGateway.client().chat.completions.stream({ model: DEFAULT_MODEL_ID, ...ask(LONG_TEXT) })
     // Its refusal is awaited from the start: it may come before the stop request's own answer.
     const refused = expect(stream.finalChatCompletion()).rejects.toThrow('missing finish_reason for choice 0')
     const id = await new Promise<string>((resolve) => stream.once('chunk', (chunk) => resolve(chunk.id)))
@@ -119,7 +119,7 @@ describe('the Mortar dialect (the default) does what the spec says for the same 
 
   it('answers a key of the OpenAI dialect in that dialect', async () => {
     const openaiKey = mortarGateway.createKey({ dialect: 'openai' })
-    const { data, response } = await mortarGateway.client(openaiKey).chat.completions.create({ model: MODEL, ...ask('Hello') }).withResponse()
+    const { data, response } = await mortarGateway.client(openaiKey).chat.completions.create({ model: DEFAULT_MODEL_ID, ...ask('Hello') }).withResponse()
     expect(response.headers.get('x-mortar-dialect')).toBe('openai')
     expect(data).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello' } }] })
   })
@@ -170,7 +170,7 @@ describe('choosing the dialect', () => {
     expect(listed.data.find((k) => k.id === created.id)?.dialect).toBe('openai')
     const rotated = (await (await call('POST', `/${created.id}/rotate`)).json()) as CreatedApiKey
     expect(rotated.dialect).toBe('openai')
-    const completion = await mortarGateway.client(rotated.key).chat.completions.create({ model: MODEL, ...ask('still JSON') })
+    const completion = await mortarGateway.client(rotated.key).chat.completions.create({ model: DEFAULT_MODEL_ID, ...ask('still JSON') })
     expect(completion).toMatchObject({ object: 'chat.completion' })
     const refused = await call('POST', '', { name: 'x', dialect: 'anthropic' })
     expect(refused.status).toBe(400)

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -23,7 +24,7 @@ const STATES: Record<string, Partial<PlaygroundForm>> = {
   'gateway default model, streamed': {},
   'gateway default model, not streamed': { stream: false },
   'tools, a named tool_choice and headers': {
-    model: 'Qwen/Qwen2.5-7B-Instruct',
+    model: DEFAULT_MODEL_ID,
     toolsJson: EXAMPLE_TOOLS_JSON,
     toolChoice: 'function:get_weather',
     session: 'export-check',

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TelemetryEvent } from '../shared/api/telemetry'
 import { loadTokenizer } from '../gateway/tokens/tokenizer-registry'
@@ -184,7 +185,7 @@ describe('telemetry stream (GET /v1/telemetry)', () => {
     const accepted = await sub.next()
     const first = await sub.next()
     const finished = await sub.next()
-    expect(accepted).toMatchObject({ type: 'request.accepted', id, key_name: 'default', org: 'default', session: 'telemetry-1', model: 'Qwen/Qwen2.5-7B-Instruct', deployment: 'scripted', stream: true, dedupe: null })
+    expect(accepted).toMatchObject({ type: 'request.accepted', id, key_name: 'default', org: 'default', session: 'telemetry-1', model: DEFAULT_MODEL_ID, deployment: 'scripted', stream: true, dedupe: null })
     expect(first).toMatchObject({ type: 'request.first_token', id })
     expect((first as { ttft_ms: number }).ttft_ms).toBeGreaterThanOrEqual(0)
     expect(finished).toMatchObject({ type: 'request.finished', id, finish_reason: 'stop', usage_source: 'estimate', cost_usd: null, upstream: null })

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, defaultFakeBehavior, type FakeModelServer } from './fixtures/fake-model-server'
@@ -40,7 +41,7 @@ describe('what the model server receives', () => {
     })
     const { body } = fake.requests.at(-1)!
     expect(body).toMatchObject({
-      model: 'Qwen/Qwen2.5-7B-Instruct',
+      model: DEFAULT_MODEL_ID,
       stream: false,
       temperature: 0.2,
       top_p: 0.9,
@@ -80,7 +81,7 @@ describe('what the model server receives', () => {
 
 describe('what the client gets back', () => {
   it('non-streaming: the gateway id and headers, the server reply, its usage with details unchanged', async () => {
-    const { data, response } = await gw.client().chat.completions.create({ ...userMessage('hi'), model: 'Qwen/Qwen2.5-7B-Instruct', stream: false } as never).withResponse()
+    const { data, response } = await gw.client().chat.completions.create({ ...userMessage('hi'), model: DEFAULT_MODEL_ID, stream: false } as never).withResponse()
     expect(data.id).toMatch(/^chatcmpl-[0-9a-f]{24}$/)
     expect(response.headers.get('x-mortar-request-id')).toBe(data.id)
     expect(response.headers.get('x-mortar-upstream')).toBe(upstreamName())

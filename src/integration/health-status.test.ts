@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterEach, describe, expect, it } from 'vitest'
 import { healthResponseSchema, statusResponseSchema } from '../shared/api/health'
 import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
@@ -32,7 +33,7 @@ describe('/health and /v1/status', () => {
     expect(await health(gw)).toMatchObject({ status: 'ok', deployments: [{ deployment: 'scripted', kind: 'in-process', state: 'up' }] })
     const { deployments } = await status(gw)
     expect(deployments).toEqual([
-      expect.objectContaining({ model: 'Qwen/Qwen2.5-7B-Instruct', kind: 'in-process', state: 'up', context_window: 4096, replicas: [] }),
+      expect.objectContaining({ model: DEFAULT_MODEL_ID, kind: 'in-process', state: 'up', context_window: 4096, replicas: [] }),
     ])
   })
 
@@ -63,7 +64,7 @@ describe('/health and /v1/status', () => {
     expect(down).toMatchObject({ state: 'down', replicas: [{ state: 'down', last_error: 'unreachable (ECONNREFUSED)', last_ok_at: null }] })
 
     await fake.restart()
-    const reply = await gw.client().chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], model: 'Qwen/Qwen2.5-7B-Instruct', stream: false })
+    const reply = await gw.client().chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], model: DEFAULT_MODEL_ID, stream: false })
     expect(reply.choices[0]?.message.content).toBe('Hello from the model')
     const [up] = (await status(gw)).deployments
     expect(up).toMatchObject({ state: 'up', replicas_up: 1, replicas: [{ state: 'up', last_error: 'unreachable (ECONNREFUSED)', last_ok_at: expect.any(String) }] })

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,7 +57,7 @@ describe('deployment mode on', () => {
     home = mkdtempSync(join(tmpdir(), 'mortar-opt-'))
     writeFileSync(join(home, 'config.json'), JSON.stringify({
       version: 1,
-      models: [{ id: 'Qwen/Qwen2.5-7B-Instruct', tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }],
+      models: [{ id: DEFAULT_MODEL_ID, tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }],
       organizations: { frugal: { optimize: 'off' } },
     }))
     gw = await startTestGateway(['--optimizer', 'on'], { home })

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { execFile } from 'node:child_process'
@@ -28,7 +29,7 @@ beforeAll(async () => {
     JSON.stringify({
       version: 1,
       models: [
-        { id: 'Qwen/Qwen2.5-7B-Instruct', tokenizer: 'qwen2.5', contextWindow: 4_096, deployment: { kind: 'scripted' } },
+        { id: DEFAULT_MODEL_ID, tokenizer: 'qwen2.5', contextWindow: 4_096, deployment: { kind: 'scripted' } },
         { id: 'wide', tokenizer: 'qwen2.5', contextWindow: 10_000_000, deployment: { kind: 'scripted' } },
       ],
     }),
@@ -106,7 +107,7 @@ function variedText(bytes: number): string {
 // machine; a retry tells that from a stall the gateway causes, which fails every run.
 describe('an oversized prompt', { retry: 2 }, () => {
   it('of 8 MB is refused on the byte bound, and another stream keeps flowing', async () => {
-    const result = await gapWhile(prompt('Qwen/Qwen2.5-7B-Instruct', variedText(8_000_000)))
+    const result = await gapWhile(prompt(DEFAULT_MODEL_ID, variedText(8_000_000)))
     expect(result.status).toBe(400)
     expect(result.error.code).toBe('context_length_exceeded')
     expect(result.error.message).toContain('at least')
@@ -114,7 +115,7 @@ describe('an oversized prompt', { retry: 2 }, () => {
   })
 
   it('of 1 MB of spaces is refused, and another stream keeps flowing', async () => {
-    const result = await gapWhile(prompt('Qwen/Qwen2.5-7B-Instruct', ' '.repeat(1_000_000)))
+    const result = await gapWhile(prompt(DEFAULT_MODEL_ID, ' '.repeat(1_000_000)))
     expect(result.status).toBe(400)
     expect(result.error.code).toBe('context_length_exceeded')
     expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -40,7 +41,7 @@ interface Received {
 async function streamThroughSdk(): Promise<Received> {
   const stream = await gw.client().chat.completions.create({
     messages: [{ role: 'user', content: 'hi' }],
-    model: 'Qwen/Qwen2.5-7B-Instruct',
+    model: DEFAULT_MODEL_ID,
     stream: true,
     stream_options: { include_usage: true },
   })
@@ -107,7 +108,7 @@ describe('recorded JSON replies reach the openai SDK whole', () => {
   for (const { name, meta, replay: replayed } of recordings.filter((r) => r.meta.contentType.startsWith('application/json'))) {
     it(`${name}, asked for stream: false`, async () => {
       replay(replayed)
-      const completion = await gw.client().chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], model: 'Qwen/Qwen2.5-7B-Instruct', stream: false })
+      const completion = await gw.client().chat.completions.create({ messages: [{ role: 'user', content: 'hi' }], model: DEFAULT_MODEL_ID, stream: false })
       const message = completion.choices[0]!.message as typeof completion.choices[0]['message'] & { reasoning_content?: string }
       expect(message.content ?? '').toBe(meta.expect.content ?? '')
       expect(message.reasoning_content).toBe(meta.expect.reasoning)
@@ -217,7 +218,7 @@ describe('the idle timeout between chunks', () => {
     writeFileSync(
       join(home, 'config.json'),
       JSON.stringify({
-        models: [{ id: 'Qwen/Qwen2.5-7B-Instruct', tokenizer: 'qwen2.5', deployment: { kind: 'upstream', idleTimeoutSeconds: 0.25, replicas: [{ url: server.url }] } }],
+        models: [{ id: DEFAULT_MODEL_ID, tokenizer: 'qwen2.5', deployment: { kind: 'upstream', idleTimeoutSeconds: 0.25, replicas: [{ url: server.url }] } }],
       }),
     )
     const gateway = await startTestGateway([], { home })

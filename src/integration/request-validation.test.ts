@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import OpenAI from 'openai'
@@ -16,7 +17,6 @@ interface Envelope {
 }
 
 const COMPLETIONS = '/v1/chat/completions'
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
 /** Codes the Errors table reserves for other rows: a validation 400 must not carry them. */
 const OTHER_ROWS_CODES = ['context_length_exceeded', 'model_not_found', 'model_not_available']
 
@@ -231,7 +231,7 @@ describe('accepted at each boundary', () => {
 describe('what IDE clients send', () => {
   it('accepts developer, max_completion_tokens, stream_options, sampling and unknown fields with stream:false', async () => {
     const response = await post({
-      model: MODEL,
+      model: DEFAULT_MODEL_ID,
       messages: [
         { role: 'developer', content: 'You are a coding assistant.' },
         { role: 'user', content: [{ type: 'text', text: 'say hello world back to me' }] },
@@ -252,7 +252,7 @@ describe('what IDE clients send', () => {
       some_future_field: { nested: true },
     })
     const { finish, usage, json } = await completion(response)
-    expect(json.model).toBe(MODEL)
+    expect(json.model).toBe(DEFAULT_MODEL_ID)
     // max_completion_tokens acted as max_tokens.
     expect(usage.completion_tokens).toBe(2)
     expect(finish).toBe('length')
@@ -500,10 +500,10 @@ describe('404: model_not_found', () => {
 
 describe('the openai SDK', () => {
   it('surfaces a 400 as OpenAI.BadRequestError with status, code and param', async () => {
-    const raw = (await (await post({ model: MODEL, messages: [], stream: false })).json()) as Envelope
+    const raw = (await (await post({ model: DEFAULT_MODEL_ID, messages: [], stream: false })).json()) as Envelope
     const error: unknown = await gw
       .client()
-      .chat.completions.create({ model: MODEL, messages: [], stream: false })
+      .chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [], stream: false })
       .then(() => undefined, (caught: unknown) => caught)
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     const badRequest = error as InstanceType<typeof OpenAI.BadRequestError>
@@ -517,7 +517,7 @@ describe('the openai SDK', () => {
   it('surfaces context_length_exceeded as a BadRequestError with that code', async () => {
     const error: unknown = await gw
       .client()
-      .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'word '.repeat(5000) }], stream: false })
+      .chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'word '.repeat(5000) }], stream: false })
       .then(() => undefined, (caught: unknown) => caught)
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded')

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dataPayloads, startTestGateway, streamEvents, userMessage, type TestGateway, nextRegisteredGeneration } from './harness'
 
@@ -130,7 +131,7 @@ describe('closing the connection', () => {
   })
 
   it('stops a stream the openai SDK aborts', async () => {
-    const stream = await gw.client().chat.completions.create({ ...userMessage(LONG_TEXT), model: 'Qwen/Qwen2.5-7B-Instruct', stream: true } as never)
+    const stream = await gw.client().chat.completions.create({ ...userMessage(LONG_TEXT), model: DEFAULT_MODEL_ID, stream: true } as never)
     let received = 0
     for await (const _chunk of stream as unknown as AsyncIterable<unknown>) {
       if (++received === 3) {

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Exchange } from '../shared/api/traffic'
 import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
@@ -47,7 +48,7 @@ describe('capture with real clients', () => {
   it('an SDK stream: the body as sent, every frame as sent with its time, and the outcome', async () => {
     const id = requestId()
     const stream = await gw.client().chat.completions.create(
-      { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'Say something about capture.' }], stream: true, stream_options: { include_usage: true } },
+      { model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'Say something about capture.' }], stream: true, stream_options: { include_usage: true } },
       { headers: { 'x-request-id': id } },
     )
     let text = ''
@@ -90,7 +91,7 @@ describe('capture with real clients', () => {
   it('a tool call', async () => {
     const id = requestId()
     const completion = await gw.client().chat.completions.create(
-      { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'Weather?' }], tools: [weatherTool], stream: false },
+      { model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'Weather?' }], tools: [weatherTool], stream: false },
       { headers: { 'x-request-id': id } },
     )
     expect(completion.choices[0]?.finish_reason).toBe('tool_calls')

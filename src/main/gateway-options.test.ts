@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { describe, expect, it } from 'vitest'
 import { defaultDesktopSettings } from '../shared/desktop-settings'
 import { gatewayOptions, isPortInUse, portFromEnv } from './gateway-options'
@@ -24,7 +25,7 @@ describe('gatewayOptions', () => {
     expect(options.port).toBe(0)
     expect(options).not.toHaveProperty('rendererDir')
     expect(options.upstream).toEqual({
-      modelId: 'Qwen/Qwen2.5-7B-Instruct',
+      modelId: DEFAULT_MODEL_ID,
       urls: ['http://a:8000/v1', 'http://b:8000/v1'],
       upstreamModel: 'qwen2.5:7b',
       apiKey: 'sk-x',

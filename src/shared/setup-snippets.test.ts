@@ -1,8 +1,9 @@
+import { DEFAULT_MODEL_ID } from './api/chat-request'
 import { describe, expect, it } from 'vitest'
 import { setupSnippets } from './setup-snippets'
 
 describe('setupSnippets', () => {
-  const snippets = setupSnippets({ baseUrl: 'http://127.0.0.1:7313/v1', model: 'Qwen/Qwen2.5-7B-Instruct', contextWindow: 4096 })
+  const snippets = setupSnippets({ baseUrl: 'http://127.0.0.1:7313/v1', model: DEFAULT_MODEL_ID, contextWindow: 4096 })
 
   it('covers the tools the README names', () => {
     expect(snippets.map((s) => s.id)).toEqual(['continue', 'cline', 'zed', 'open-webui', 'openai-ts', 'openai-python', 'curl'])
@@ -13,7 +14,7 @@ describe('setupSnippets', () => {
       expect(snippet.text, snippet.id).toContain('http://127.0.0.1:7313/v1')
       expect(snippet.text, snippet.id).not.toMatch(/mk_live_[A-Za-z0-9]{40}/)
     }
-    expect(snippets.filter((s) => !s.text.includes('Qwen/Qwen2.5-7B-Instruct')).map((s) => s.id)).toEqual(['open-webui'])
+    expect(snippets.filter((s) => !s.text.includes(DEFAULT_MODEL_ID)).map((s) => s.id)).toEqual(['open-webui'])
   })
 
   it('writes Zed settings as valid JSON with the context window', () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../../shared/api/chat-request'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -39,7 +40,7 @@ const message = fc.record(
 )
 const body = fc.record(
   {
-    model: fc.oneof(fc.constant('Qwen/Qwen2.5-7B-Instruct'), fc.anything()),
+    model: fc.oneof(fc.constant(DEFAULT_MODEL_ID), fc.anything()),
     messages: fc.oneof(fc.array(message, { maxLength: 4 }), fc.anything()),
     stream: fc.oneof(fc.boolean(), fc.anything()),
     max_tokens: fc.oneof(fc.integer({ min: -5, max: 5000 }), fc.double(), fc.anything()),

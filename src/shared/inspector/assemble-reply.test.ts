@@ -1,8 +1,9 @@
+import { DEFAULT_MODEL_ID } from '../api/chat-request'
 import { describe, expect, it } from 'vitest'
 import { argumentsAreJson, assembleCompletion, assembleFrames } from './assemble-reply'
 import { StreamFrameRecorder, type StreamFrame } from './stream-frames'
 
-const head = { id: 'chatcmpl-abc', object: 'chat.completion.chunk', created: 1, model: 'Qwen/Qwen2.5-7B-Instruct' }
+const head = { id: 'chatcmpl-abc', object: 'chat.completion.chunk', created: 1, model: DEFAULT_MODEL_ID }
 const data = (value: unknown) => `data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`
 const delta = (d: object) => data({ ...head, choices: [{ index: 0, delta: d, logprobs: null, finish_reason: null }] })
 const finish = (reason: string) => data({ ...head, choices: [{ index: 0, logprobs: null, finish_reason: reason }] })
@@ -22,7 +23,7 @@ describe('assembleFrames', () => {
     )
     expect(reply).toMatchObject({
       id: 'chatcmpl-abc',
-      model: 'Qwen/Qwen2.5-7B-Instruct',
+      model: DEFAULT_MODEL_ID,
       role: 'assistant',
       content: 'Hello',
       finishReason: 'stop',

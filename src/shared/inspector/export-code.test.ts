@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../api/chat-request'
 import { describe, expect, it } from 'vitest'
 import type { RecordedRequest } from './exchange'
 import { pythonLiteral, toFetch, toOpenAiSdkPython, toOpenAiSdkTypeScript } from './export-code'
@@ -7,7 +8,7 @@ import { pythonLiteral, toFetch, toOpenAiSdkPython, toOpenAiSdkTypeScript } from
 const request: RecordedRequest = {
   url: 'http://127.0.0.1:7313/v1/chat/completions',
   headers: { 'X-Mortar-Session': 'my-agent', 'X-Mortar-Optimize': 'on' },
-  body: { model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: "It's a test" }], stream: true },
+  body: { model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: "It's a test" }], stream: true },
 }
 const gatewayDefault: RecordedRequest = { ...request, body: { messages: [{ role: 'user', content: 'hi' }] }, headers: {} }
 

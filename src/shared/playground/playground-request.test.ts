@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../api/chat-request'
 import { describe, expect, it } from 'vitest'
 import {
   buildPlaygroundRequest,
@@ -8,7 +9,7 @@ import {
   type PlaygroundForm,
 } from './playground-request'
 
-const form = (overrides: Partial<PlaygroundForm> = {}): PlaygroundForm => ({ ...defaultPlaygroundForm('Qwen/Qwen2.5-7B-Instruct'), ...overrides })
+const form = (overrides: Partial<PlaygroundForm> = {}): PlaygroundForm => ({ ...defaultPlaygroundForm(DEFAULT_MODEL_ID), ...overrides })
 
 const problemsOf = (f: PlaygroundForm) => {
   const built = buildPlaygroundRequest(f)
@@ -45,7 +46,7 @@ describe('buildPlaygroundRequest', () => {
       ok: true,
       request: {
         body: {
-          model: 'Qwen/Qwen2.5-7B-Instruct',
+          model: DEFAULT_MODEL_ID,
           messages: [{ role: 'user', content: 'Hello, Mortar' }],
           stream: true,
           stream_options: { include_usage: true },

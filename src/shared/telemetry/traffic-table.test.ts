@@ -1,8 +1,9 @@
+import { DEFAULT_MODEL_ID } from '../api/chat-request'
 import { describe, expect, it } from 'vitest'
 import type { RequestEndedEvent, TelemetryEvent } from '../api/telemetry'
 import { applyTelemetryEvent, emptyTraffic, modelsSeen, noTrafficFilter, parseTelemetryEvent, visibleRows, type TrafficState } from './traffic-table'
 
-const base = { org: 'default', session: 'sess_a', model: 'Qwen/Qwen2.5-7B-Instruct', at: '2025-01-01T00:00:00.000Z' }
+const base = { org: 'default', session: 'sess_a', model: DEFAULT_MODEL_ID, at: '2025-01-01T00:00:00.000Z' }
 const accepted = (id: string, extra: Partial<TelemetryEvent> = {}): TelemetryEvent =>
   ({ type: 'request.accepted', id, ...base, key_name: 'continue-laptop', deployment: 'scripted', stream: true, optimizer: 'ruleset=2; mode=off', tool_selector: null, dedupe: null, ...extra }) as TelemetryEvent
 const ended = (id: string, type: RequestEndedEvent['type'] = 'request.finished'): TelemetryEvent => ({
@@ -106,9 +107,9 @@ describe('visibleRows', () => {
   it('lists newest first and filters by session, model and running', () => {
     expect(visibleRows(state.rows, noTrafficFilter).map((r) => r.id)).toEqual(['b', 'a'])
     expect(visibleRows(state.rows, { ...noTrafficFilter, session: 'other' }).map((r) => r.id)).toEqual(['b'])
-    expect(visibleRows(state.rows, { ...noTrafficFilter, model: 'Qwen/Qwen2.5-7B-Instruct' }).map((r) => r.id)).toEqual(['a'])
+    expect(visibleRows(state.rows, { ...noTrafficFilter, model: DEFAULT_MODEL_ID }).map((r) => r.id)).toEqual(['a'])
     expect(visibleRows(state.rows, { ...noTrafficFilter, runningOnly: true }).map((r) => r.id)).toEqual(['b'])
-    expect(modelsSeen(state.rows)).toEqual(['Qwen/Qwen2.5-7B-Instruct', 'm2'])
+    expect(modelsSeen(state.rows)).toEqual([DEFAULT_MODEL_ID, 'm2'])
   })
 })
 

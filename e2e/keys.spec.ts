@@ -153,7 +153,7 @@ test('a member key sees why it cannot manage keys, instead of a broken panel', a
 // create its key with it.
 /** `create()` without `stream`: JSON in the openai dialect, which the response header names. */
 async function askWithoutStream(apiKey: string) {
-  const { data, response } = await sdk(apiKey).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello' }] }).withResponse()
+  const { data, response } = await sdk(apiKey).chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'Hello' }] }).withResponse()
   return { dialect: response.headers.get('x-mortar-dialect'), content: data.choices[0]?.message.content }
 }
 

@@ -88,7 +88,7 @@ export default tseslint.config(
   },
   {
     // Everything vitest and Playwright load runs in plain Node or a browser: no electron there.
-    files: ['src/integration/**/*.ts', 'e2e/**/*.ts', 'src/**/*.test.ts', 'src/**/*.test.tsx'],
+    files: ['src/integration/**/*.ts', 'src/test-kit/**/*.ts', 'e2e/**/*.ts', 'src/**/*.test.ts', 'src/**/*.test.tsx'],
     ...layer('test', { paths: ['electron'], patterns: ['electron/*'] }),
   },
   {

@@ -1,11 +1,12 @@
 import { readFileSync, statSync } from 'node:fs'
-import { connect } from 'node:net'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KeyStore } from '../gateway/auth/key-store'
 import { MAX_CLIENT_REQUEST_ID_LENGTH } from '../gateway/http/request-identity'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
+import { loopbackHost } from '../test-kit/loopback'
+import { rawExchange } from '../test-kit/raw-http'
 
 let gw: TestGateway
 beforeAll(async () => {
@@ -128,27 +129,21 @@ describe('HTTP edges', () => {
 })
 
 /** GET /health with these exact bytes as X-Request-Id; resolves with the bytes of the one echoed. */
-function rawRequestIdEcho(value: Buffer): Promise<Buffer> {
+async function rawRequestIdEcho(value: Buffer): Promise<Buffer> {
   const { port } = new URL(gw.url)
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1')
-    const received: Buffer[] = []
-    socket.on('data', (bytes) => received.push(bytes))
-    socket.on('error', reject)
-    socket.on('end', () => {
-      const head = Buffer.concat(received).toString('latin1').split('\r\n\r\n')[0] ?? ''
-      const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith('x-request-id:'))
-      if (line === undefined) return reject(new Error(`no X-Request-Id in:\n${head}`))
-      resolve(Buffer.from(line.slice('x-request-id:'.length).trim(), 'latin1'))
-    })
-    socket.write(
-      Buffer.concat([
-        Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\nX-Request-Id: `, 'latin1'),
-        value,
-        Buffer.from('\r\n\r\n', 'latin1'),
-      ]),
-    )
-  })
+  const { received, error } = await rawExchange(
+    Number(port),
+    Buffer.concat([
+      Buffer.from(`GET /health HTTP/1.1\r\nHost: ${loopbackHost(Number(port))}\r\nConnection: close\r\nX-Request-Id: `, 'latin1'),
+      value,
+      Buffer.from('\r\n\r\n', 'latin1'),
+    ]),
+  )
+  if (error !== undefined) throw error
+  const head = received.toString('latin1').split('\r\n\r\n')[0] ?? ''
+  const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith('x-request-id:'))
+  if (line === undefined) throw new Error(`no X-Request-Id in:\n${head}`)
+  return Buffer.from(line.slice('x-request-id:'.length).trim(), 'latin1')
 }
 
 describe('sessions', () => {

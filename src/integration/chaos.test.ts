@@ -117,12 +117,11 @@ describe('chaos', () => {
     const gw = await startTestGateway(['--upstream', a.url, '--upstream', b.url, '--upstream-timeout', '2'])
     const placement = async (session: string) =>
       (await gw.post('/v1/chat/completions', { ...userMessage('x'), stream: false }, { 'X-Mortar-Session': session })).headers.get('x-mortar-upstream')
-    const nameOf = (fake: FakeModelServer) => `127.0.0.1:${fake.port}`
     const onA: string[] = []
     const onB: string[] = []
     for (let i = 0; (onA.length === 0 || onB.length === 0) && i < 100; i++) {
       const session = `stall-${i}`
-      ;((await placement(session)) === nameOf(a) ? onA : onB).push(session)
+      ;((await placement(session)) === a.host ? onA : onB).push(session)
     }
     a.behavior.mode = 'never-answer'
     try {

@@ -21,7 +21,7 @@ afterEach(() => {
   fake.behavior = { ...defaultFakeBehavior(), name: 'fake-a' }
 })
 
-const upstreamName = () => `127.0.0.1:${fake.port}`
+const upstreamName = () => fake.host
 const lastRecord = () => gw.completions.at(-1)
 
 describe('what the model server receives', () => {

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGatewayServer, type GatewayServer } from '../gateway/server'
 import { readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
+import { rawExchange } from '../test-kit/raw-http'
 
 const APP = 'http://localhost:5173'
 
@@ -129,15 +129,8 @@ describe('limits and timeouts', () => {
     })
 
     it('cuts a client that sends its headers too slowly (slowloris)', async () => {
-      const socket = connect(server.port, '127.0.0.1')
-      await new Promise((resolve) => socket.once('connect', resolve))
-      socket.write('POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ')
       const started = performance.now()
-      const response = await new Promise<string>((resolve) => {
-        let text = ''
-        socket.on('data', (d: Buffer) => (text += d.toString()))
-        socket.on('close', () => resolve(text))
-      })
+      const response = (await rawExchange(server.port, 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ')).received.toString()
       expect(response).toMatch(/^HTTP\/1.1 408/)
       expect(performance.now() - started).toBeLessThan(5_000)
     })

@@ -25,7 +25,6 @@ const servedBy = async (gw: TestGateway, session: string | undefined, stream = f
 
 describe('two replicas', () => {
   let gw: TestGateway
-  const nameOf = (fake: FakeModelServer) => `127.0.0.1:${fake.port}`
   beforeAll(async () => {
     gw = await startTestGateway(['--upstream', a.url, '--upstream', b.url])
   })
@@ -42,7 +41,7 @@ describe('two replicas', () => {
       for (let repeat = 0; repeat < 3; repeat++) expect(await servedBy(gw, session, repeat === 1)).toBe(replica)
     }
     const counts = [...placement.values()].reduce((m, r) => m.set(r, (m.get(r) ?? 0) + 1), new Map<string | null, number>())
-    expect(new Set(placement.values())).toEqual(new Set([nameOf(a), nameOf(b)]))
+    expect(new Set(placement.values())).toEqual(new Set([a.host, b.host]))
     expect(Math.min(...counts.values())).toBeGreaterThanOrEqual(4)
   })
 
@@ -55,15 +54,15 @@ describe('two replicas', () => {
   it('spreads requests without a session across replicas', async () => {
     const seen = new Set<string | null>()
     for (let i = 0; i < 4; i++) seen.add(await servedBy(gw, undefined))
-    expect(seen).toEqual(new Set([nameOf(a), nameOf(b)]))
+    expect(seen).toEqual(new Set([a.host, b.host]))
   })
 
   it("fails a session over when its replica refuses connections, and keeps serving it there", async () => {
     const home = await servedBy(gw, 'failover-session')
-    const [down, other] = home === nameOf(a) ? [a, b] : [b, a]
+    const [down, other] = home === a.host ? [a, b] : [b, a]
     await down.kill()
-    expect(await servedBy(gw, 'failover-session')).toBe(nameOf(other))
-    expect(await servedBy(gw, 'failover-session', true)).toBe(nameOf(other))
+    expect(await servedBy(gw, 'failover-session')).toBe(other.host)
+    expect(await servedBy(gw, 'failover-session', true)).toBe(other.host)
   })
 
   it('answers 503 upstream_unavailable when no replica can be reached', async () => {
@@ -73,8 +72,8 @@ describe('two replicas', () => {
     expect(response.status).toBe(503)
     const body = (await response.json()) as { error: { code: string; type: string; message: string } }
     expect(body.error).toMatchObject({ code: 'upstream_unavailable', type: 'upstream_error' })
-    expect(body.error.message).toContain(nameOf(a))
-    expect(body.error.message).toContain(nameOf(b))
+    expect(body.error.message).toContain(a.host)
+    expect(body.error.message).toContain(b.host)
   })
 })
 

@@ -7,6 +7,7 @@ import { getDefaultConfig } from '@dwmkerr/mock-llm/dist/config'
 import { createServer } from '@dwmkerr/mock-llm/dist/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dataPayloads, readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
+import { loopbackHost } from '../test-kit/loopback'
 
 let mock: Server
 let gw: TestGateway
@@ -25,7 +26,7 @@ beforeAll(async () => {
   mock = await new Promise<Server>((resolve) => {
     const server = app.listen(0, '127.0.0.1', () => resolve(server))
   })
-  upstream = `127.0.0.1:${(mock.address() as AddressInfo).port}`
+  upstream = loopbackHost((mock.address() as AddressInfo).port)
   gw = await startTestGateway(['--upstream', `http://${upstream}/v1`])
 })
 afterAll(async () => {

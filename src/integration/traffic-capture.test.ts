@@ -161,11 +161,11 @@ describe('capture of an upstream deployment', () => {
       const sent = fake.requests.at(-1)?.body
       expect(exchange.upstream?.body).toBe(exchange.model_body)
       expect(JSON.parse(exchange.model_body ?? '')).toEqual(sent)
-      expect(exchange.upstream).toMatchObject({ replica: `127.0.0.1:${fake.port}`, status: 200 })
+      expect(exchange.upstream).toMatchObject({ replica: fake.host, status: 200 })
       const fromServer = exchange.upstream?.frames.map((frame) => frame.raw) ?? []
       expect(fromServer.at(-1)).toBe('data: [DONE]\n\n')
       expect(fromServer.join('')).toContain('"Hello"')
-      expect(exchange).toMatchObject({ outcome: 'finished', usage_source: 'upstream', cached_tokens: 8, replica: `127.0.0.1:${fake.port}` })
+      expect(exchange).toMatchObject({ outcome: 'finished', usage_source: 'upstream', cached_tokens: 8, replica: fake.host })
     } finally {
       upstreamLive.close()
     }

@@ -11,10 +11,23 @@ describe('setupSnippets', () => {
 
   it("fills in this gateway's URL and model everywhere, and never a real key", () => {
     for (const snippet of snippets) {
-      expect(snippet.text, snippet.id).toContain('http://127.0.0.1:7313/v1')
+      expect(snippet.text, snippet.id).toMatch(/http:\/\/(127\.0\.0\.1|host\.docker\.internal):7313\/v1/)
       expect(snippet.text, snippet.id).not.toMatch(/mk_live_[A-Za-z0-9]{40}/)
     }
     expect(snippets.filter((s) => !s.text.includes(DEFAULT_MODEL_ID)).map((s) => s.id)).toEqual(['open-webui'])
+  })
+
+  it('gives Open WebUI (in Docker) the host.docker.internal URL its comment names', () => {
+    const text = snippets.find((s) => s.id === 'open-webui')!.text
+    expect(text).toContain('OPENAI_API_BASE_URL=http://host.docker.internal:7313/v1')
+    expect(text).not.toContain('127.0.0.1')
+  })
+
+  it('writes the key just created where a key goes, instead of the placeholder', () => {
+    const key = 'mk_live_' + 'k'.repeat(40)
+    const filled = setupSnippets({ baseUrl: 'http://127.0.0.1:7313/v1', model: 'm', contextWindow: 4096, keyPlaceholder: key })
+    expect(filled.filter((s) => s.text.includes(key)).map((s) => s.id)).toEqual(['continue', 'cline', 'open-webui', 'curl'])
+    expect(filled.some((s) => s.text.includes('mk_live_…'))).toBe(false)
   })
 
   it('writes Zed settings as valid JSON with the context window', () => {

@@ -2,7 +2,8 @@ import type { Dialect } from './api/dialect'
 
 /**
  * Copy-ready setup for the tools people point at Mortar (the README's IDE section, filled in with
- * this gateway's URL and model). The key is a placeholder: keys are shown once, at creation.
+ * this gateway's URL and model). The key is a placeholder unless one was just created: keys are
+ * shown once, at creation, and the snippets offer it while it is shown.
  */
 export interface SetupSnippet {
   id: string
@@ -23,13 +24,15 @@ export interface SetupTarget {
   baseUrl: string
   model: string
   contextWindow: number
-  /** What to write where the key goes. */
+  /** What to write where the key goes: the key just created, else a placeholder. */
   keyPlaceholder?: string
 }
 
 export function setupSnippets(target: SetupTarget): SetupSnippet[] {
   const { baseUrl, model, contextWindow } = target
   const key = target.keyPlaceholder ?? 'mk_live_…'
+  // Docker containers reach the host's loopback as host.docker.internal, not as 127.0.0.1.
+  const dockerBaseUrl = baseUrl.replace(/^(https?:\/\/)(?:127\.0\.0\.1|localhost|\[::1\])(?=[:/]|$)/, '$1host.docker.internal')
   const shortName = model.split('/').at(-1) ?? model
   return [
     {
@@ -95,7 +98,7 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
       text: [
         '# Open WebUI in Docker reaches the host as host.docker.internal: start Mortar with',
         '# --allow-host host.docker.internal (and --host 0.0.0.0) for that.',
-        `OPENAI_API_BASE_URL=${baseUrl}`,
+        `OPENAI_API_BASE_URL=${dockerBaseUrl}`,
         `OPENAI_API_KEY=${key}`,
         '',
       ].join('\n'),

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { STOPPED_COMMENT } from '../../shared/api/stream-notes'
 import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
 import { ChunkEncoder } from '../sse/chunk-encoder'
@@ -16,7 +17,8 @@ export interface StreamOptions {
 /**
  * Stage: stream the reply as server-sent events, in this order: the role chunk, the
  * content (or tool-call) chunks, the finish chunk without delta, the usage chunk when asked, then
- * `[DONE]`. A stopped generation sends no finish chunk but still usage and `[DONE]`; a failed one
+ * `[DONE]`. A stopped generation sends no finish chunk, a comment saying who stopped it
+ * (shared/api/stream-notes.ts), then still usage and `[DONE]`; a failed one
  * sends one error event and closes without `[DONE]`, never a made-up `stop`. The OpenAI dialect
  * gives the finish chunk an empty `delta`, and a stopped stream a finish chunk with `stop` (what
  * its JSON form says too), because OpenAI's SDK helpers refuse a choice without a finish reason.
@@ -59,6 +61,7 @@ export async function respondWithStream(
     if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return writer.abandon()
     if (outcome.kind === 'finished') await writer.data(chunks.finish(outcome.reason))
     else if (context.dialect.stoppedStreamFinishes) await writer.data(chunks.finish('stop'))
+    if (outcome.kind === 'stopped') await writer.comment(STOPPED_COMMENT[outcome.reason === 'shutdown' ? 'shutdown' : 'stop_call'])
     if (context.request.includeUsage) await writer.data(chunks.usage(usageOf(context, result).usage))
     writer.done()
   } finally {

@@ -1,5 +1,6 @@
 import type { ChatCompletion, Usage } from '../api/chat-response'
 import type { ErrorEnvelope } from '../api/errors'
+import { stoppedByOf, type StoppedBy } from '../api/stream-notes'
 import type { StreamFrame } from './stream-frames'
 
 export interface AssembledToolCall {
@@ -32,6 +33,8 @@ export interface AssembledReply {
   firstDeltaAt: number | null
   lastDeltaAt: number | null
   pings: number
+  /** Who stopped the stream, when the gateway said so in a comment (shared/api/stream-notes.ts). */
+  stoppedBy: StoppedBy | null
   /** Things about the stream's shape a developer debugging a client would want to know. */
   anomalies: string[]
 }
@@ -53,6 +56,7 @@ export function emptyReply(): AssembledReply {
     firstDeltaAt: null,
     lastDeltaAt: null,
     pings: 0,
+    stoppedBy: null,
     anomalies: [],
   }
 }
@@ -77,12 +81,16 @@ export class ReplyAssembler {
       reply.pings++
       return
     }
+    if (frame.kind === 'comment') {
+      reply.stoppedBy = stoppedByOf(frame.text) ?? reply.stoppedBy
+      return
+    }
     if (frame.kind === 'done') {
       if (reply.sawDone) this.anomaly(`frame ${frame.seq}: a second [DONE]`)
       reply.sawDone = true
       return
     }
-    if (reply.sawDone && frame.kind !== 'comment') this.anomaly(`frame ${frame.seq}: ${frame.kind} after [DONE]`)
+    if (reply.sawDone) this.anomaly(`frame ${frame.seq}: ${frame.kind} after [DONE]`)
     if (frame.kind === 'error' && frame.error !== undefined) {
       reply.error = frame.error
       return

@@ -72,7 +72,7 @@ export function capturedOutcome(exchange: Exchange, reply: AssembledReply): Exch
     case 'finished':
       return { kind: 'finished', finishReason: exchange.finish_reason ?? reply.finishReason }
     case 'stopped':
-      return { kind: 'stopped' }
+      return { kind: 'stopped', by: reply.stoppedBy ?? 'unknown' }
     case 'disconnected':
       return { kind: 'client_disconnected' }
     case 'upstream_error':

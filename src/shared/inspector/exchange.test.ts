@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { assembleFrames } from './assemble-reply'
 import { exchangeMetrics, exchangeOutcome, type RecordedExchange } from './exchange'
 import { StreamFrameRecorder } from './stream-frames'
+import { STOPPED_COMMENT } from '../api/stream-notes'
 
 const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm' }
 const data = (value: unknown) => `data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`
@@ -35,8 +36,21 @@ describe('exchangeOutcome', () => {
     expect(outcomeOf(exchange([content('a'), finish, data('[DONE]')], { at: 40, reason: 'eof' }))).toEqual({ kind: 'finished', finishReason: 'stop' })
   })
 
-  it('stopped: [DONE] without a finish chunk', () => {
-    expect(outcomeOf(exchange([content('a'), data('[DONE]')], { at: 30, reason: 'eof' }))).toEqual({ kind: 'stopped' })
+  it('stopped: [DONE] without a finish chunk, by whom the gateway says (or this window’s Stop)', () => {
+    const eof = { at: 30, reason: 'eof' } as const
+    expect(outcomeOf(exchange([content('a'), data('[DONE]')], eof))).toEqual({ kind: 'stopped', by: 'unknown' })
+    const note = (by: keyof typeof STOPPED_COMMENT) => `: ${STOPPED_COMMENT[by]}\n\n`
+    expect(outcomeOf(exchange([content('a'), note('stop_call'), data('[DONE]')], eof))).toEqual({ kind: 'stopped', by: 'stop_call' })
+    expect(outcomeOf(exchange([content('a'), note('shutdown'), data('[DONE]')], eof))).toEqual({ kind: 'stopped', by: 'shutdown' })
+    expect(outcomeOf(exchange([content('a'), note('stop_call'), data('[DONE]')], eof, { stopRequested: true }))).toEqual({
+      kind: 'stopped',
+      by: 'this_window',
+    })
+    // A shutdown overtaking this window's Stop is still a shutdown.
+    expect(outcomeOf(exchange([content('a'), note('shutdown'), data('[DONE]')], eof, { stopRequested: true }))).toEqual({
+      kind: 'stopped',
+      by: 'shutdown',
+    })
   })
 
   it('client disconnected: this client hung up before [DONE]', () => {
@@ -79,7 +93,7 @@ describe('exchangeOutcome', () => {
   it('a non-streamed reply is stopped only when the Stop button asked', () => {
     const json: RecordedExchange['response'] = { status: 200, headers: [['content-type', 'application/json']], at: 3 }
     expect(outcomeOf(exchange([], { at: 9, reason: 'eof' }, { response: json }))).toEqual({ kind: 'finished', finishReason: null })
-    expect(outcomeOf(exchange([], { at: 9, reason: 'eof' }, { response: json, stopRequested: true }))).toEqual({ kind: 'stopped' })
+    expect(outcomeOf(exchange([], { at: 9, reason: 'eof' }, { response: json, stopRequested: true }))).toEqual({ kind: 'stopped', by: 'this_window' })
   })
 })
 

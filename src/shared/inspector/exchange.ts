@@ -42,8 +42,11 @@ export type ExchangeOutcome =
   | { kind: 'sending' }
   | { kind: 'streaming' }
   | { kind: 'finished'; finishReason: string | null }
-  /** Ended with [DONE] but no finish chunk: stopped by a stop call or the gateway's shutdown. */
-  | { kind: 'stopped' }
+  /**
+   * Ended with [DONE] but no finish chunk: stopped by this window's Stop, by a stop call from
+   * elsewhere, or by the gateway's shutdown (`unknown`: a gateway that did not say).
+   */
+  | { kind: 'stopped'; by: 'this_window' | 'stop_call' | 'shutdown' | 'unknown' }
   /** This client hung up (the Abort button); the gateway then stops the generation. */
   | { kind: 'client_disconnected' }
   /** An error event mid-stream; the stream then closed without [DONE]. */
@@ -95,9 +98,14 @@ export function exchangeOutcome(exchange: RecordedExchange, reply: AssembledRepl
     if (end.reason === 'client_aborted') return { kind: 'client_disconnected' }
     if (end.reason === 'network_error') return { kind: 'network_error', message: end.message ?? 'The response was cut.' }
     // A stopped non-streamed request answers finish_reason "stop"; only the stop call tells it apart.
-    return exchange.stopRequested ? { kind: 'stopped' } : { kind: 'finished', finishReason: reply.finishReason }
+    return exchange.stopRequested ? { kind: 'stopped', by: 'this_window' } : { kind: 'finished', finishReason: reply.finishReason }
   }
-  if (reply.sawDone) return reply.finishReason === null ? { kind: 'stopped' } : { kind: 'finished', finishReason: reply.finishReason }
+  if (reply.sawDone) {
+    if (reply.finishReason !== null) return { kind: 'finished', finishReason: reply.finishReason }
+    // The gateway's note wins over our own Stop: a shutdown may overtake a stop call.
+    if (reply.stoppedBy === 'shutdown') return { kind: 'stopped', by: 'shutdown' }
+    return { kind: 'stopped', by: exchange.stopRequested ? 'this_window' : (reply.stoppedBy ?? 'unknown') }
+  }
   if (end === null) return { kind: 'streaming' }
   if (end.reason === 'client_aborted') return { kind: 'client_disconnected' }
   return { kind: 'incomplete' }

@@ -61,7 +61,8 @@ export function Inspector({ snapshot, elapsed, onEditAndResend, captured, action
   const reply = upstream?.reply ?? snapshot.reply
   const running = isRunning(outcome)
   const metrics = exchangeMetrics(exchange, snapshot.reply, elapsed)
-  const streamed = upstream !== null ? upstream.frames.length > 0 || upstream.bodyText === null : exchange.response === null || isEventStream(exchange.response)
+  // Before the response says, the request does: a non-streamed one waits for a body, not frames.
+  const streamed = upstream !== null ? upstream.frames.length > 0 || upstream.bodyText === null : exchange.response === null ? exchange.request.body.stream !== false : isEventStream(exchange.response)
   const bodyText = upstream !== null ? upstream.bodyText : exchange.bodyText
   const responseHeaders = exchange.response?.headers ?? []
   const optimizer = headerValue(responseHeaders, MortarHeader.optimizer)

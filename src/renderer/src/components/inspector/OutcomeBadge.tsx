@@ -1,6 +1,13 @@
 import type { ExchangeOutcome } from '../../../../shared/inspector/exchange'
 import { MessageText } from '../common/MessageText'
 
+const STOPPED_LABEL: Record<Extract<ExchangeOutcome, { kind: 'stopped' }>['by'], string> = {
+  this_window: 'Stopped · by this window’s Stop ([DONE] without a finish chunk)',
+  stop_call: 'Stopped · by a stop call from elsewhere (Traffic, another client)',
+  shutdown: 'Gateway shut down · it stopped this generation ([DONE] without a finish chunk)',
+  unknown: 'Stopped · [DONE] without a finish chunk',
+}
+
 export function outcomeLabel(outcome: ExchangeOutcome): string {
   switch (outcome.kind) {
     case 'sending':
@@ -10,7 +17,7 @@ export function outcomeLabel(outcome: ExchangeOutcome): string {
     case 'finished':
       return `Finished · finish_reason: ${outcome.finishReason ?? '—'}`
     case 'stopped':
-      return 'Stopped · [DONE] without a finish chunk'
+      return STOPPED_LABEL[outcome.by]
     case 'client_disconnected':
       return 'Client disconnected · this window hung up before [DONE]'
     case 'upstream_error':
@@ -26,7 +33,10 @@ export function outcomeLabel(outcome: ExchangeOutcome): string {
 
 export function OutcomeBadge({ outcome }: { outcome: ExchangeOutcome }) {
   return (
-    <span className={`outcome outcome--${outcome.kind}`} data-testid="outcome" data-outcome={outcome.kind} role="status">
+    <span className={`outcome outcome--${outcome.kind}`} data-testid="outcome" data-outcome={outcome.kind}
+      data-stopped-by={outcome.kind === 'stopped' ? outcome.by : undefined}
+      role="status"
+    >
       <MessageText text={outcomeLabel(outcome)} />
     </span>
   )

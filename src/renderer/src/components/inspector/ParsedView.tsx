@@ -20,9 +20,12 @@ export function ParsedView({ reply, streamed }: { reply: AssembledReply; streame
           <pre className="parsed__content">{reply.reasoning}</pre>
         </details>
       ) : null}
-      <pre className="parsed__content" data-testid="parsed-content">
-        {reply.content}
-      </pre>
+      {/* A reply of tool calls only has no text: no empty box for it. */}
+      {reply.content !== '' || reply.toolCalls.length === 0 ? (
+        <pre className="parsed__content" data-testid="parsed-content">
+          {reply.content}
+        </pre>
+      ) : null}
       {reply.toolCalls.length > 0 ? (
         <div className="parsed__tools">
           <h4>Tool calls</h4>

@@ -24,7 +24,7 @@ export function RequestOptions({ form, toolNames, problems, onChange }: RequestO
             data-testid="max-tokens"
           />
         </Field>
-        <Field label="tool_choice" problems={problems.toolChoice}>
+        <Field label="tool_choice" problems={problems.toolChoice} wide>
           <select value={form.toolChoice} onChange={(e) => onChange({ toolChoice: e.target.value })} data-testid="tool-choice">
             <option value="">(not sent)</option>
             <option value="auto">auto</option>

@@ -33,6 +33,8 @@ const COLUMNS: readonly GridColumn[] = [
   fixedColumn('Dedupe', 56),
 ]
 const GRID = gridStyle(COLUMNS)
+/** Why a cost is "—": the gateway prices only models that have a price in config.json. */
+export const NO_PRICE = 'No cost: this model has no price in config.json (models[].price, docs/configuration.md)'
 
 export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect, onStop }: TrafficTableProps) {
   return (
@@ -97,7 +99,9 @@ export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect,
               <span>{formatMs(row.durationMs)}</span>
               <span>{row.usage === null ? '—' : `${row.usage.prompt_tokens} / ${row.usage.completion_tokens}`}</span>
               <span title="upstream: the model server's count; estimate: Mortar's">{row.usageSource ?? '—'}</span>
-              <span>{formatCost(row.costUsd)}</span>
+              <span title={row.costUsd === null ? NO_PRICE : undefined} data-testid="traffic-cost">
+                {formatCost(row.costUsd)}
+              </span>
               <span title={row.upstream ?? row.deployment ?? ''}>{row.upstream ?? row.deployment ?? '—'}</span>
               <span>{row.dedupe ?? '—'}</span>
             </div>

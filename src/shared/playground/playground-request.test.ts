@@ -2,6 +2,7 @@ import { DEFAULT_MODEL_ID } from '../api/chat-request'
 import { describe, expect, it } from 'vitest'
 import {
   buildPlaygroundRequest,
+  continueConversation,
   defaultPlaygroundForm,
   EXAMPLE_TOOLS_JSON,
   formFromRequest,
@@ -143,5 +144,87 @@ describe('formFromRequest', () => {
     if (!built.ok) throw new Error('expected a valid form')
     const again = buildPlaygroundRequest(formFromRequest(built.request.body, built.request.headers))
     expect(again).toEqual(built)
+  })
+})
+
+describe('sampling fields and tool turns', () => {
+  it('sends temperature, top_p, seed and stop (one per line) only when filled in, and reads them back', () => {
+    const built = buildPlaygroundRequest(form({ temperature: '0.7', topP: '0.9', seed: '42', stop: 'END\n\n###' }))
+    expect(built.ok && built.request.body).toMatchObject({ temperature: 0.7, top_p: 0.9, seed: 42, stop: ['END', '###'] })
+    const plain = buildPlaygroundRequest(form({}))
+    expect(plain.ok && Object.keys(plain.request.body)).not.toEqual(expect.arrayContaining(['temperature']))
+    if (!built.ok) return
+    expect(formFromRequest(built.request.body, {})).toMatchObject({ temperature: '0.7', topP: '0.9', seed: '42', stop: 'END\n###' })
+  })
+
+  it('refuses sampling values the model servers would', () => {
+    expect(problemsOf(form({ temperature: '3' }))).toEqual([{ field: 'temperature', message: 'temperature must be a number from 0 to 2.' }])
+    expect(problemsOf(form({ topP: 'x' }))[0]?.field).toBe('topP')
+    expect(problemsOf(form({ seed: '1.5' }))[0]?.field).toBe('seed')
+    expect(problemsOf(form({ stop: 'a\nb\nc\nd\ne' }))[0]?.field).toBe('stop')
+  })
+
+  it('sends an assistant turn with tool calls (content null when it has no text) and the tool result', () => {
+    const calls = [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]
+    const built = buildPlaygroundRequest(
+      form({
+        toolsJson: EXAMPLE_TOOLS_JSON,
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          { role: 'assistant', content: '', toolCalls: JSON.stringify(calls) },
+          { role: 'tool', toolCallId: 'call_1', content: '{"temp": 21}' },
+        ],
+      }),
+    )
+    expect(built.ok).toBe(true)
+    if (!built.ok) return
+    expect(built.request.body.messages).toEqual([
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: null, tool_calls: calls },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"temp": 21}' },
+    ])
+    const again = buildPlaygroundRequest(formFromRequest(built.request.body, {}))
+    expect(again.ok && again.request.body.messages).toEqual(built.request.body.messages)
+    expect(problemsOf(form({ messages: [{ role: 'assistant', content: '', toolCalls: '[{' }] }))[0]?.message).toMatch(/^Turn 1: its tool calls are not JSON/)
+  })
+})
+
+describe('continueConversation', () => {
+  const sent = { messages: [{ role: 'user', content: 'Hi' }], stream: true }
+
+  it('appends a text reply as the assistant turn, then an empty user turn', () => {
+    const next = continueConversation(sent, { 'X-Mortar-Session': 's' }, { content: 'Hello!', toolCalls: [] })
+    expect(next.messages).toEqual([
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello!' },
+      { role: 'user', content: '' },
+    ])
+    expect(next.session).toBe('s')
+  })
+
+  it('appends tool calls with their ids, then a tool turn to fill in for each', () => {
+    const next = continueConversation(sent, {}, {
+      content: '',
+      toolCalls: [
+        { index: 0, id: 'call_a', type: 'function', name: 'get_weather', arguments: '{"city":"Oslo"}', pieces: 3 },
+        { index: 1, id: null, type: 'function', name: 'get_time', arguments: '{}', pieces: 1 },
+      ],
+    })
+    expect(next.messages.slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: JSON.stringify(
+          [
+            { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+            { id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+          ],
+          null,
+          2,
+        ),
+      },
+      { role: 'tool', toolCallId: 'call_a', content: '' },
+      { role: 'tool', toolCallId: 'call_1', content: '' },
+    ])
   })
 })

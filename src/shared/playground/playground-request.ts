@@ -2,6 +2,7 @@ import { chatCompletionRequestSchema, formatParamPath } from '../api/chat-reques
 import { firstIssue } from '../api/first-issue'
 import { HeaderName, MortarHeader } from '../api/headers'
 import { parseOptimizeHeader } from '../api/optimizer'
+import type { AssembledReply } from '../inspector/assemble-reply'
 
 /**
  * The playground's form and how it becomes a request: the JSON body and the X-Mortar-* headers.
@@ -9,11 +10,15 @@ import { parseOptimizeHeader } from '../api/optimizer'
  * docs/api-decisions.md, so the form refuses exactly what the gateway would, before sending.
  */
 
-export type PlaygroundRole = 'user' | 'assistant'
+export type PlaygroundRole = 'user' | 'assistant' | 'tool'
 
 export interface PlaygroundMessage {
   role: PlaygroundRole
   content: string
+  /** An assistant turn's tool calls, as JSON text (`[{id, type, function: {name, arguments}}]`); blank: none. */
+  toolCalls?: string
+  /** A tool turn's answer to which call (`tool_call_id`). */
+  toolCallId?: string
 }
 
 export interface PlaygroundForm {
@@ -22,6 +27,12 @@ export interface PlaygroundForm {
   messages: PlaygroundMessage[]
   /** Text of the input; blank leaves max_tokens out. */
   maxTokens: string
+  /** Sampling, forwarded to model servers as sent (the scripted model ignores them); blank leaves each out. */
+  temperature: string
+  topP: string
+  /** Stop sequences, one per line. */
+  stop: string
+  seed: string
   stream: boolean
   includeUsage: boolean
   /** A JSON array of tools; blank means no tools. */
@@ -74,6 +85,10 @@ export function defaultPlaygroundForm(model = ''): PlaygroundForm {
     system: '',
     messages: [{ role: 'user', content: 'Hello, Mortar' }],
     maxTokens: '',
+    temperature: '',
+    topP: '',
+    stop: '',
+    seed: '',
     stream: true,
     includeUsage: true,
     toolsJson: '',
@@ -108,6 +123,21 @@ export function parseToolsJson(text: string): ToolsParse {
   return { ok: true, tools: value, names }
 }
 
+/** One turn as the API has it: an assistant's tool calls and a tool result's call ID included. */
+function messageBody(message: PlaygroundMessage, index: number, problems: FormProblem[]): Record<string, unknown> {
+  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId ?? '', content: message.content }
+  const calls = (message.toolCalls ?? '').trim()
+  if (message.role !== 'assistant' || calls === '') return { role: message.role, content: message.content }
+  let toolCalls: unknown
+  try {
+    toolCalls = JSON.parse(calls)
+  } catch (error) {
+    problems.push({ field: 'messages', message: `Turn ${index + 1}: its tool calls are not JSON (${error instanceof Error ? error.message : String(error)}).` })
+  }
+  // A turn of tool calls only has no text: content null, as the API wants it.
+  return { role: 'assistant', content: message.content === '' ? null : message.content, tool_calls: toolCalls }
+}
+
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 
 function toolChoiceValue(choice: string): unknown {
@@ -124,6 +154,14 @@ function fieldOfPath(path: ReadonlyArray<PropertyKey>): PlaygroundField {
       return 'messages'
     case 'max_tokens':
       return 'maxTokens'
+    case 'temperature':
+      return 'temperature'
+    case 'top_p':
+      return 'topP'
+    case 'stop':
+      return 'stop'
+    case 'seed':
+      return 'seed'
     case 'tools':
       return 'toolsJson'
     case 'tool_choice':
@@ -141,7 +179,7 @@ export function buildPlaygroundRequest(form: PlaygroundForm): { ok: true; reques
   if (form.model !== '') body.model = form.model
   body.messages = [
     ...(form.system.trim() !== '' ? [{ role: 'system', content: form.system }] : []),
-    ...form.messages.map((m) => ({ role: m.role, content: m.content })),
+    ...form.messages.map((m, i) => messageBody(m, i, problems)),
   ]
   if (form.messages.length === 0) problems.push({ field: 'messages', message: 'Add at least one message.' })
   if (form.maxTokens.trim() !== '') {
@@ -149,6 +187,18 @@ export function buildPlaygroundRequest(form: PlaygroundForm): { ok: true; reques
     if (!Number.isInteger(n) || n <= 0) problems.push({ field: 'maxTokens', message: 'max_tokens must be a positive whole number.' })
     else body.max_tokens = n
   }
+  const number = (text: string, field: 'temperature' | 'topP' | 'seed', name: string, check: (n: number) => boolean, rule: string) => {
+    if (text.trim() === '') return
+    const n = Number(text.trim())
+    if (!Number.isFinite(n) || !check(n)) problems.push({ field, message: `${name} must be ${rule}.` })
+    else body[name] = n
+  }
+  number(form.temperature, 'temperature', 'temperature', (n) => n >= 0 && n <= 2, 'a number from 0 to 2')
+  number(form.topP, 'topP', 'top_p', (n) => n >= 0 && n <= 1, 'a number from 0 to 1')
+  number(form.seed, 'seed', 'seed', Number.isInteger, 'a whole number')
+  const stops = form.stop.split('\n').filter((line) => line !== '')
+  if (stops.length > 4) problems.push({ field: 'stop', message: 'stop takes at most 4 sequences (one per line).' })
+  else if (stops.length > 0) body.stop = stops
   body.stream = form.stream
   if (form.stream) body.stream_options = { include_usage: form.includeUsage }
 
@@ -204,21 +254,33 @@ const HEADER_FIELDS = {
 
 /**
  * The form that sends `body` with `headers` again: "edit and resend". The system messages are
- * joined into the system prompt; tool messages and assistant tool calls are not form fields, so
- * such a conversation is best resent from its curl export.
+ * joined into the system prompt; assistant tool calls and tool results are kept as turns.
  */
 export function formFromRequest(body: Record<string, unknown>, headers: Record<string, string>): PlaygroundForm {
   const form = defaultPlaygroundForm(typeof body.model === 'string' ? body.model : '')
-  const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: unknown; content?: unknown }>) : []
+  const messages = Array.isArray(body.messages)
+    ? (body.messages as Array<{ role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown }>)
+    : []
   const text = (content: unknown) => (typeof content === 'string' ? content : '')
   form.system = messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
     .map((m) => text(m.content))
     .join('\n\n')
   form.messages = messages
-    .filter((m): m is { role: PlaygroundRole; content?: unknown } => m.role === 'user' || m.role === 'assistant')
-    .map((m) => ({ role: m.role, content: text(m.content) }))
+    .filter((m): m is { role: PlaygroundRole; content?: unknown } => m.role === 'user' || m.role === 'assistant' || m.role === 'tool')
+    .map((m): PlaygroundMessage => {
+      const turn: PlaygroundMessage = { role: m.role, content: text(m.content) }
+      const calls = (m as { tool_calls?: unknown }).tool_calls
+      if (m.role === 'assistant' && Array.isArray(calls) && calls.length > 0) turn.toolCalls = JSON.stringify(calls, null, 2)
+      const callId = (m as { tool_call_id?: unknown }).tool_call_id
+      if (m.role === 'tool') turn.toolCallId = typeof callId === 'string' ? callId : ''
+      return turn
+    })
   form.maxTokens = typeof body.max_tokens === 'number' ? String(body.max_tokens) : ''
+  form.temperature = typeof body.temperature === 'number' ? String(body.temperature) : ''
+  form.topP = typeof body.top_p === 'number' ? String(body.top_p) : ''
+  form.seed = typeof body.seed === 'number' ? String(body.seed) : ''
+  form.stop = typeof body.stop === 'string' ? body.stop : Array.isArray(body.stop) ? body.stop.filter((x) => typeof x === 'string').join('\n') : ''
   form.stream = body.stream !== false
   const options = body.stream_options as { include_usage?: unknown } | undefined
   form.includeUsage = options?.include_usage === true
@@ -231,5 +293,29 @@ export function formFromRequest(body: Record<string, unknown>, headers: Record<s
   for (const [field, name] of Object.entries(HEADER_FIELDS) as Array<[keyof typeof HEADER_FIELDS, string]>) {
     form[field] = lower[name] ?? ''
   }
+  return form
+}
+
+/**
+ * "Append the reply and continue": the conversation that was sent, the reply as its next assistant
+ * turn (tool calls included), and then the turn to fill in — a tool result for each call the model
+ * made, or else the user's next message.
+ */
+export function continueConversation(
+  body: Record<string, unknown>,
+  headers: Record<string, string>,
+  reply: Pick<AssembledReply, 'content' | 'toolCalls'>,
+): PlaygroundForm {
+  const form = formFromRequest(body, headers)
+  const calls = reply.toolCalls.map((call, i) => ({
+    id: call.id ?? `call_${i}`,
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments },
+  }))
+  const assistant: PlaygroundMessage = { role: 'assistant', content: reply.content }
+  if (calls.length > 0) assistant.toolCalls = JSON.stringify(calls, null, 2)
+  const next: PlaygroundMessage[] =
+    calls.length > 0 ? calls.map((call) => ({ role: 'tool', toolCallId: call.id, content: '' })) : [{ role: 'user', content: '' }]
+  form.messages = [...form.messages, assistant, ...next]
   return form
 }

@@ -1,5 +1,6 @@
 import { useCallback } from 'react'
-import { buildPlaygroundRequest, formFromRequest } from '../../../shared/playground/playground-request'
+import type { AssembledReply } from '../../../shared/inspector/assemble-reply'
+import { buildPlaygroundRequest, continueConversation, formFromRequest } from '../../../shared/playground/playground-request'
 import { PlaygroundForm } from '../components/playground/PlaygroundForm'
 import { RunHistory } from '../components/playground/RunHistory'
 import { useModels } from '../hooks/use-models'
@@ -30,6 +31,10 @@ export function PlaygroundView({ client, formState, runs }: PlaygroundViewProps)
     (run: ExchangeRun) => replace(formFromRequest(run.exchange.request.body, run.exchange.request.headers)),
     [replace],
   )
+  const onContinue = useCallback(
+    (run: ExchangeRun, reply: AssembledReply) => replace(continueConversation(run.exchange.request.body, run.exchange.request.headers, reply)),
+    [replace],
+  )
 
   return (
     <div className="playground" data-testid="playground">
@@ -40,9 +45,16 @@ export function PlaygroundView({ client, formState, runs }: PlaygroundViewProps)
         {runs.selected === null ? (
           <EmptyRunPane canSend={canSend} blockedBy={blockedBy} onSend={onSend} />
         ) : (
-          <RunPane run={runs.selected} canSend={canSend} blockedBy={blockedBy} onSend={onSend} onEditAndResend={onEditAndResend} />
+          <RunPane
+            run={runs.selected}
+            history={<RunHistory runs={runs.runs} selectedId={runs.selected.id} onSelect={runs.select} />}
+            canSend={canSend}
+            blockedBy={blockedBy}
+            onSend={onSend}
+            onEditAndResend={onEditAndResend}
+            onContinue={onContinue}
+          />
         )}
-        <RunHistory runs={runs.runs} selectedId={runs.selected?.id ?? null} onSelect={runs.select} />
       </main>
     </div>
   )

@@ -1,4 +1,5 @@
-import { useCallback } from 'react'
+import { useCallback, type ReactNode } from 'react'
+import type { AssembledReply } from '../../../shared/inspector/assemble-reply'
 import { isRunning } from '../../../shared/inspector/exchange'
 import { RunControls } from '../components/playground/RunControls'
 import { Inspector } from '../components/inspector/Inspector'
@@ -7,16 +8,21 @@ import { useTicking } from '../hooks/use-now'
 import { useShortcuts } from '../hooks/use-shortcuts'
 import type { ExchangeRun } from '../lib/exchange-run'
 
+const hasReply = (reply: AssembledReply) => reply.content !== '' || reply.toolCalls.length > 0
+
 interface RunPaneProps {
   run: ExchangeRun
+  /** The history list, shown between the controls and the inspector. */
+  history: ReactNode
   canSend: boolean
   blockedBy: string | null
   onSend(): void
   onEditAndResend(run: ExchangeRun): void
+  onContinue(run: ExchangeRun, reply: AssembledReply): void
 }
 
 /** The controls and the inspector of the selected request. */
-export function RunPane({ run, canSend, blockedBy, onSend, onEditAndResend }: RunPaneProps) {
+export function RunPane({ run, history, canSend, blockedBy, onSend, onEditAndResend, onContinue }: RunPaneProps) {
   const snapshot = useExchange(run)
   const running = isRunning(snapshot.outcome)
   const clock = useCallback(() => run.elapsed(), [run])
@@ -25,14 +31,24 @@ export function RunPane({ run, canSend, blockedBy, onSend, onEditAndResend }: Ru
   useShortcuts({ send: canSend ? onSend : undefined, stop: running ? stop : undefined })
   return (
     <>
-      <RunControls canSend={canSend} running={running} blockedBy={blockedBy} onSend={onSend} onStop={stop} onDisconnect={() => run.disconnect()} />
-      <Inspector key={run.id} snapshot={snapshot} elapsed={elapsed} onEditAndResend={() => onEditAndResend(run)} />
+      <RunControls
+        canSend={canSend}
+        running={running}
+        blockedBy={blockedBy}
+        onSend={onSend}
+        onStop={stop}
+        onDisconnect={() => run.disconnect()}
+        onEditAndResend={() => onEditAndResend(run)}
+        onContinue={hasReply(snapshot.reply) ? () => onContinue(run, snapshot.reply) : undefined}
+      />
+      {history}
+      <Inspector key={run.id} snapshot={snapshot} elapsed={elapsed} />
     </>
   )
 }
 
 /** Before the first request: the controls, and what the inspector will show. */
-export function EmptyRunPane({ canSend, blockedBy, onSend }: Omit<RunPaneProps, 'run' | 'onEditAndResend'>) {
+export function EmptyRunPane({ canSend, blockedBy, onSend }: Omit<RunPaneProps, 'run' | 'onEditAndResend' | 'onContinue' | 'history'>) {
   useShortcuts({ send: canSend ? onSend : undefined })
   return (
     <>

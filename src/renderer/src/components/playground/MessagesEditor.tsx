@@ -17,6 +17,7 @@ export function MessagesEditor({ system, messages, problems, onSystem, onMessage
       <label className="message message--system">
         <span className="message__role">system</span>
         <textarea
+          className="grow"
           rows={2}
           value={system}
           placeholder="System prompt (optional)"
@@ -35,14 +36,41 @@ export function MessagesEditor({ system, messages, problems, onSystem, onMessage
           >
             <option value="user">user</option>
             <option value="assistant">assistant</option>
+            <option value="tool">tool</option>
           </select>
-          <textarea
-            rows={3}
-            aria-label={`Message ${index + 1}`}
-            value={message.content}
-            onChange={(e) => onMessage(index, { content: e.target.value })}
-            data-testid={`message-${index}-content`}
-          />
+          <div className="message__body">
+            {message.role === 'tool' ? (
+              <input
+                className="message__call-id"
+                aria-label={`tool_call_id of message ${index + 1}`}
+                placeholder="tool_call_id"
+                value={message.toolCallId ?? ''}
+                onChange={(e) => onMessage(index, { toolCallId: e.target.value })}
+                data-testid={`message-${index}-tool-call-id`}
+              />
+            ) : null}
+            <textarea
+              className="grow"
+              rows={2}
+              aria-label={`Message ${index + 1}`}
+              placeholder={message.role === 'tool' ? 'The tool’s result' : message.role === 'assistant' ? 'The assistant’s reply' : 'Your message'}
+              value={message.content}
+              onChange={(e) => onMessage(index, { content: e.target.value })}
+              data-testid={`message-${index}-content`}
+            />
+            {message.role === 'assistant' && (message.toolCalls ?? '') !== '' ? (
+              <label className="message__tool-calls">
+                <span className="field__label">tool_calls</span>
+                <textarea
+                  className="grow code"
+                  spellCheck={false}
+                  value={message.toolCalls}
+                  onChange={(e) => onMessage(index, { toolCalls: e.target.value })}
+                  data-testid={`message-${index}-tool-calls`}
+                />
+              </label>
+            ) : null}
+          </div>
           <button
             type="button"
             className="button button--icon"

@@ -1,7 +1,17 @@
 import type { PlaygroundForm } from '../../../../shared/playground/playground-request'
 import { Field } from '../common/Field'
 
-type Options = Pick<PlaygroundForm, 'maxTokens' | 'stream' | 'includeUsage' | 'toolChoice' | 'parallelToolCalls'>
+type Options = Pick<
+  PlaygroundForm,
+  'maxTokens' | 'temperature' | 'topP' | 'stop' | 'seed' | 'stream' | 'includeUsage' | 'toolChoice' | 'parallelToolCalls'
+>
+
+/** The sampling fields: sent as typed, forwarded to model servers; the scripted model ignores them. */
+const SAMPLING = [
+  { key: 'temperature', label: 'temperature', placeholder: '0 – 2', testId: 'temperature' },
+  { key: 'topP', label: 'top_p', placeholder: '0 – 1', testId: 'top-p' },
+  { key: 'seed', label: 'seed', placeholder: 'whole number', testId: 'seed' },
+] as const
 
 interface RequestOptionsProps {
   form: Options
@@ -23,6 +33,14 @@ export function RequestOptions({ form, toolNames, problems, onChange }: RequestO
             onChange={(e) => onChange({ maxTokens: e.target.value })}
             data-testid="max-tokens"
           />
+        </Field>
+        {SAMPLING.map(({ key, label, placeholder, testId }) => (
+          <Field key={key} label={label} problems={problems[key]}>
+            <input inputMode="decimal" value={form[key]} placeholder={placeholder} onChange={(e) => onChange({ [key]: e.target.value })} data-testid={testId} />
+          </Field>
+        ))}
+        <Field label="stop" problems={problems.stop} hint="one sequence per line, up to 4">
+          <textarea className="grow" rows={1} value={form.stop} onChange={(e) => onChange({ stop: e.target.value })} data-testid="stop-sequences" />
         </Field>
         <Field label="tool_choice" problems={problems.toolChoice} wide>
           <select value={form.toolChoice} onChange={(e) => onChange({ toolChoice: e.target.value })} data-testid="tool-choice">

@@ -6,11 +6,16 @@ interface RunControlsProps {
   onSend(): void
   onStop(): void
   onDisconnect(): void
+  /** Puts the shown request back into the form; absent before the first request. */
+  onEditAndResend?: (() => void) | undefined
+  /** Appends the shown reply to its conversation and readies the next turn; absent when there is none yet. */
+  onContinue?: (() => void) | undefined
 }
 
-export function RunControls({ canSend, running, blockedBy, onSend, onStop, onDisconnect }: RunControlsProps) {
+/** The bar above the inspector: it stays in view, and its buttons stay in their places whatever the outcome. */
+export function RunControls({ canSend, running, blockedBy, onSend, onStop, onDisconnect, onEditAndResend, onContinue }: RunControlsProps) {
   return (
-    <div className="run-controls">
+    <div className="run-controls" data-testid="run-controls">
       <button
         type="button"
         className="button button--primary"
@@ -42,6 +47,27 @@ export function RunControls({ canSend, running, blockedBy, onSend, onStop, onDis
         Disconnect
       </button>
       <span className="muted run-controls__hint">{blockedBy ?? 'Ctrl+Enter sends · Esc stops'}</span>
+      <span className="spacer" />
+      <button
+        type="button"
+        className="button button--small"
+        disabled={onContinue === undefined || running}
+        onClick={onContinue}
+        title="Append the reply to the conversation as an assistant turn (tool calls included) and add the next turn"
+        data-testid="continue-button"
+      >
+        Append reply and continue
+      </button>
+      <button
+        type="button"
+        className="button button--small"
+        disabled={onEditAndResend === undefined}
+        onClick={onEditAndResend}
+        title="Put this request back into the form"
+        data-testid="edit-resend"
+      >
+        Edit and resend
+      </button>
     </div>
   )
 }

@@ -29,15 +29,16 @@ function HistoryItem({ run, selected, onSelect }: { run: ExchangeRun; selected: 
 }
 
 export function RunHistory({ runs, selectedId, onSelect }: { runs: readonly ExchangeRun[]; selectedId: string | null; onSelect(id: string): void }) {
-  if (runs.length < 2) return null
   return (
-    <details className="history" data-testid="run-history">
-      <summary>History ({runs.length})</summary>
+    <section className="history" data-testid="run-history" aria-label="History">
+      <h3>
+        History <span className="muted">({runs.length}, newest first; click one to inspect it)</span>
+      </h3>
       <ul>
         {runs.map((run) => (
           <HistoryItem key={run.id} run={run} selected={run.id === selectedId} onSelect={() => onSelect(run.id)} />
         ))}
       </ul>
-    </details>
+    </section>
   )
 }

@@ -21,15 +21,17 @@ const COLUMNS: readonly GridColumn[] = [
   fixedColumn('Time', 88),
   fixedColumn('Status', 120),
   fixedColumn('', 56),
-  growingColumn('Client', 96, 1),
-  growingColumn('Model', 110, 1.4),
-  growingColumn('Session', 90, 1),
+  growingColumn('Client', 80, 1),
+  // Model is wide enough for a whole catalog id (Qwen/Qwen2.5-7B-Instruct), and the columns' least
+  // widths still add up to less than a 1280 px window.
+  growingColumn('Model', 180, 1.6),
+  growingColumn('Session', 120, 1.2),
   fixedColumn('TTFT', 70),
   fixedColumn('Duration', 76),
   fixedColumn('Tokens (in/out)', 90),
   fixedColumn('Usage', 64),
   fixedColumn('Cost', 64),
-  growingColumn('Served by', 70, 1),
+  growingColumn('Served by', 60, 0.6),
   fixedColumn('Dedupe', 56),
 ]
 const GRID = gridStyle(COLUMNS)

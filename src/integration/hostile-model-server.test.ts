@@ -37,3 +37,16 @@ describe('a model server sending one giant SSE line', () => {
     expect(gw.completions.at(-1)?.outcome).toBe('failed')
   })
 })
+
+describe('a model server whose error text holds credentials', () => {
+  it('has them redacted before the text reaches the client', async () => {
+    fake.behavior.mode = 'error-400'
+    fake.behavior.errorMessage =
+      'Invalid header Authorization: Bearer sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2 for key mk_live_Q1w2E3r4T5y6U7i8 (api_key=upstream-s3cret)'
+    const response = await gw.post('/v1/chat/completions', { ...userMessage('hi'), stream: false })
+    const body = (await response.json()) as { error: { type: string; message: string } }
+    expect(body.error.type).toBe('upstream_error')
+    expect(body.error.message).toContain('Invalid header Authorization: Bearer [redacted] for key [redacted] (api_key=[redacted])')
+    for (const secret of ['sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2', 'mk_live_Q1w2E3r4T5y6U7i8', 'upstream-s3cret']) expect(JSON.stringify(body)).not.toContain(secret)
+  })
+})

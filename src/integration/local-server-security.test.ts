@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -78,6 +78,26 @@ describe('Host allow-list (DNS rebinding)', () => {
     }
   })
 
+  it('parses Host strictly: a loopback name followed by anything but a port is refused', async () => {
+    const port = new URL(gw.url).port
+    const malformed = [
+      '[::1]evil.example',
+      `[::1]evil.example:${port}`,
+      `[::1]:${port}evil.example`,
+      `localhost:${port}:${port}`,
+      `localhost:evil.example`,
+      `127.0.0.1@evil.example`,
+      `localhost/evil.example`,
+      '[::1',
+      `localhost:${port}0000`,
+    ]
+    for (const host of malformed) {
+      const res = await raw('/health', { Host: host })
+      expect([host, res.status]).toEqual([host, 403])
+      expect(JSON.parse(res.body).error.code).toBe('host_not_allowed')
+    }
+  })
+
   // POST /v1/chat/completions has its own way in, around Express (create-gateway.ts); any other
   // spelling of the path goes through Express. Both must run the same checks.
   it.each(['/v1/chat/completions', '/v1/chat/completions?x=1', '/v1/chat/completions/', '/V1/Chat/Completions'])(
@@ -100,6 +120,34 @@ describe('Host allow-list (DNS rebinding)', () => {
       expect([badKey.status, JSON.parse(badKey.body).error.code]).toEqual([401, 'invalid_api_key'])
     },
   )
+})
+
+describe('framing', () => {
+  const expectUnframeable = (headers: Record<string, string | string[] | undefined>) => {
+    expect(headers['content-security-policy']).toBe("frame-ancestors 'none'")
+    expect(headers['x-frame-options']).toBe('DENY')
+  }
+
+  it('forbids every page to frame any response: the UI, the API, the hot path and refusals', async () => {
+    const rendererDir = mkdtempSync(join(tmpdir(), 'mortar-ui-'))
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Mortar</title>')
+    const home = mkdtempSync(join(tmpdir(), 'mortar-framing-'))
+    const ui = await startGatewayServer({ host: '127.0.0.1', port: 0, home, rendererDir })
+    try {
+      const page = await fetch(`${ui.url}/`)
+      expect(await page.text()).toContain('<title>Mortar</title>')
+      expectUnframeable(Object.fromEntries(page.headers))
+    } finally {
+      await ui.close()
+      rmSync(home, { recursive: true, force: true })
+      rmSync(rendererDir, { recursive: true, force: true })
+    }
+    const auth = { Authorization: `Bearer ${gw.ownerKey}` }
+    expectUnframeable((await raw('/v1/models', auth)).headers)
+    expectUnframeable((await raw('/v1/chat/completions', auth, 'POST', JSON.stringify({ ...userMessage('hi'), stream: false }))).headers)
+    expectUnframeable((await raw('/health', { Host: 'attacker.example' })).headers)
+    expectUnframeable((await raw('/nowhere', auth)).headers)
+  })
 })
 
 describe('limits and timeouts', () => {

@@ -5,6 +5,7 @@ import { recorderOf } from '../capture/exchange-recorder'
 import type { TrafficCapture } from '../capture/traffic-capture'
 import { corsPolicy } from './cors'
 import { hostAllowList } from './host-allow-list'
+import { forbidFraming } from './framing'
 import { assignRequestId } from './request-identity'
 
 /** What the front door decided: CORS answered a preflight itself, or the request goes on (with its caller under `/v1`). */
@@ -38,6 +39,7 @@ export function frontDoor(options: {
   return (req, res) => {
     capture.begin(req, res)
     assignRequestId(req, res)
+    forbidFraming(res)
     checkHost(req)
     if (applyCors(req, res) === 'answered') return ANSWERED
     if (!isUnderV1(req.url)) return PUBLIC

@@ -12,11 +12,23 @@ export function hostAllowList(extraHosts: readonly string[]): (req: IncomingMess
   const allowed = new Set([...LOOPBACK_HOSTS, ...extraHosts.map((h) => h.toLowerCase())])
   return (req) => {
     const host = req.headers.host ?? ''
-    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '')
-    if (allowed.has(name.toLowerCase())) return
+    const name = hostName(host)
+    if (name !== undefined && allowed.has(name.toLowerCase())) return
     throw new GatewayError(
       'host_not_allowed',
       `This gateway does not answer to the host ${JSON.stringify(host.slice(0, 100))}. Use 127.0.0.1 or localhost, or add the name with --allow-host.`,
     )
   }
 }
+
+/**
+ * The name in a Host header, parsed strictly as RFC 9110 has it — `name[:port]` or
+ * `[IPv6][:port]`, the port 1–5 digits — or undefined for anything else: `[::1]evil.example`
+ * names no host, and must not pass for `[::1]`.
+ */
+export function hostName(host: string): string | undefined {
+  const match = HOST_PATTERN.exec(host)
+  return match === null ? undefined : match[1]
+}
+
+const HOST_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]/@]+)(?::[0-9]{1,5})?$/

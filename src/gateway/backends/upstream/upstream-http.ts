@@ -4,6 +4,7 @@ import { urlToHttpOptions } from 'node:url'
 import type { StopSignal } from '../../generation/stop-signal'
 import { readStream } from '../../http/read-stream'
 import type { Replica } from './replica-pool'
+import { redactSecrets } from '../../redact-secrets'
 
 /** Why no response came: each maps to one status (502 upstream_error, 503 upstream_unavailable, 504 upstream_timeout). */
 export class UpstreamConnectError extends Error {
@@ -155,8 +156,15 @@ export async function readBody(res: IncomingMessage, limit: number): Promise<str
   return bytes.toString('utf8')
 }
 
-/** The `error.message` of an OpenAI-style error body, or the body's start. */
+/**
+ * The `error.message` of an OpenAI-style error body, or the body's start — redacted of anything
+ * that looks like a credential, since it is passed on to clients.
+ */
 export function errorDetail(body: string): string {
+  return redactSecrets(errorText(body))
+}
+
+function errorText(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown }
     if (typeof parsed.error === 'object' && typeof parsed.error?.message === 'string') return parsed.error.message

@@ -169,7 +169,7 @@ async function planningCost(tokenizer: Tokenizer, { messages, tools }: Conversat
   row('all cached (same prompt again)', timeEach(2_000, () => counter.count(renderQwen2Prompt(prompt(1_000), tools))))
 
   // The planTokens stage as a request runs it, promptTokens read (usage), history cached.
-  const model = { tokenizer, contextWindow: 32_768 }
+  const model = { tokenizer, contextWindow: 32_768, defaultMaxTokens: 1024 }
   const body = (i: number) => ({ model: 'm', messages: prompt(5_000 + i), tools })
   await planTokens(model, validateChatRequest({ model: 'm', messages, tools }))
   const requests = Array.from({ length: 2_020 }, (_, i) => validateChatRequest(body(i)))

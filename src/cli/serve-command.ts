@@ -4,6 +4,7 @@ import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { UI_SIGN_IN_FRAGMENT } from '../shared/api/ui-sign-in'
 import { SIGN_IN_CODE_LIFETIME_MS } from '../gateway/auth/ui-sign-in'
 import { DIALECTS } from '../shared/api/dialect'
+import type { ModelObject } from '../shared/api/chat-response'
 import { LOOPBACK_HOSTS } from '../gateway/http/host-allow-list'
 import type { ServeOverrides } from '../gateway/config/build-catalog'
 import type { CompletionObserver } from '../gateway/pipeline/completion-context'
@@ -17,7 +18,7 @@ import { parseDialect } from './parse-dialect'
 export const SERVE_USAGE = `Usage:
   mortar serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--home DIR] [--scripted-tps N] [--allow-host NAME]… [--allow-origin ORIGIN]…
                [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-idle-timeout SECONDS] [--upstream-model NAME]
-               [--optimizer shadow|on|off] [--dialect ${DIALECTS.join('|')}]
+               [--context-window N] [--default-max-tokens N|none] [--optimizer shadow|on|off] [--dialect ${DIALECTS.join('|')}]
                [--capture off|memory|disk] [--capture-max-mb N] [--capture-max-exchanges N] [--capture-retention-days N]
   --port 0 picks a free port; the URL is printed.
   --scripted-tps paces the scripted model (tokens per second, 0 = as fast as possible).
@@ -28,6 +29,10 @@ export const SERVE_USAGE = `Usage:
   --upstream-timeout: seconds to wait for the server's response headers (default 120).
   --upstream-idle-timeout: seconds the server may send nothing mid-reply before it fails (default 120).
   --upstream-model: the model name the server knows, if not ${DEFAULT_MODEL_ID}.
+  --context-window: that model's context window in tokens, if config.json sets none (default: ask
+    the server; when it does not say, Mortar checks nothing and the server decides).
+  --default-max-tokens: the max_tokens sent when a client sends none, for models whose config.json
+    entry sets none (default 1024; none: send no max_tokens).
   --optimizer: the prompt optimizer's mode for deployments that don't set one (default shadow:
     measure only; on: apply lossless passes; off: no header turns it on).
   --capture: what is kept of each request for the Traffic view and /v1/traffic (default memory;
@@ -62,6 +67,8 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       'upstream-timeout': { type: 'string' },
       'upstream-idle-timeout': { type: 'string' },
       'upstream-model': { type: 'string' },
+      'context-window': { type: 'string' },
+      'default-max-tokens': { type: 'string' },
       optimizer: { type: 'string', default: 'shadow' },
       capture: { type: 'string' },
       'capture-max-mb': { type: 'string' },
@@ -83,9 +90,15 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
   const dialect = values.dialect === undefined ? undefined : parseDialect(values.dialect)
   const upstream = upstreamOverride(
     values.upstream,
-    { timeout: values['upstream-timeout'], idleTimeout: values['upstream-idle-timeout'], model: values['upstream-model'] },
+    {
+      timeout: values['upstream-timeout'],
+      idleTimeout: values['upstream-idle-timeout'],
+      model: values['upstream-model'],
+      contextWindow: values['context-window'],
+    },
     process.env,
   )
+  const defaultMaxTokens = defaultMaxTokensFlag(values['default-max-tokens'])
 
   const server = await startGatewayServer({
     host: values.host,
@@ -95,6 +108,7 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     optimizerMode,
     ...capture,
     ...(dialect !== undefined ? { dialect } : {}),
+    ...(defaultMaxTokens !== undefined ? { defaultMaxTokens } : {}),
     allowedHosts: values['allow-host'],
     allowedOrigins: values['allow-origin'],
     ...(upstream !== undefined ? { upstream } : {}),
@@ -122,6 +136,9 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     io.out(`  Dialect:         ${gatewayDialect.dialect} (${DIALECT_SOURCES[gatewayDialect.source]}; a key's own dialect wins)`)
     for (const model of server.catalog.current().list().data) {
       io.out(`  Model:           ${model.id} (${describeDeployment(model.deployment, upstream, tokensPerSecond)})`)
+      if (model.deployment === null) continue
+      io.out(`                   ${describeContextWindow(model)}`)
+      io.out(`                   ${model.default_max_tokens === null ? 'max_tokens: none sent when the client sends none' : `max_tokens: ${model.default_max_tokens} when the client sends none`}`)
     }
     if (!(LOOPBACK_HOSTS as readonly string[]).includes(values.host) && values.host !== '::1') {
       io.err(`Warning: listening on ${values.host}, not only on this machine. Anyone who can reach it and holds a key can use it.`)
@@ -177,20 +194,22 @@ function captureOptions(values: {
 }
 const DIALECT_SOURCES = { 'config.json': 'from config.json', '--dialect': 'from --dialect', default: 'the default' } as const
 
-function wholeNumber(value: string, flag: string, max: number): number {
+function wholeNumber(value: string, flag: string, max: number, { min = 0, orElse = '' }: { min?: number; orElse?: string } = {}): number {
   const n = Number(value)
-  if (!/^\d+$/.test(value) || n > max) throw new UsageError(`${flag} takes a whole number from 0 to ${max}; got ${JSON.stringify(value)}.`)
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new UsageError(`${flag} takes a whole number from ${min} to ${max}${orElse}; got ${JSON.stringify(value)}.`)
+  }
   return n
 }
 
 function upstreamOverride(
   urls: string[],
-  flags: { timeout: string | undefined; idleTimeout: string | undefined; model: string | undefined },
+  flags: { timeout: string | undefined; idleTimeout: string | undefined; model: string | undefined; contextWindow: string | undefined },
   env: NodeJS.ProcessEnv,
 ): ServeOverrides['upstream'] {
   if (urls.length === 0) {
     if (Object.values(flags).some((value) => value !== undefined)) {
-      throw new UsageError('--upstream-timeout, --upstream-idle-timeout and --upstream-model go with --upstream URL.')
+      throw new UsageError('--upstream-timeout, --upstream-idle-timeout, --upstream-model and --context-window go with --upstream URL.')
     }
     return undefined
   }
@@ -207,6 +226,7 @@ function upstreamOverride(
     ...(idleTimeoutSeconds !== undefined ? { idleTimeoutSeconds } : {}),
     ...(flags.model !== undefined ? { upstreamModel: flags.model } : {}),
     ...(apiKey !== undefined && apiKey !== '' ? { apiKey } : {}),
+    ...(flags.contextWindow !== undefined ? { contextWindow: wholeNumber(flags.contextWindow, '--context-window', 10_000_000, { min: 256 }) } : {}),
   }
 }
 
@@ -216,6 +236,21 @@ function seconds(value: string | undefined, flag: string): number | undefined {
   const n = Number(value)
   if (!(n > 0) || n > 86_400) throw new UsageError(`${flag} takes seconds above 0; got ${JSON.stringify(value)}.`)
   return n
+}
+
+/** `--default-max-tokens N|none`: undefined when not given, null for none. */
+function defaultMaxTokensFlag(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined
+  if (value === 'none') return null
+  return wholeNumber(value, '--default-max-tokens', 10_000_000, { min: 1, orElse: ', or none' })
+}
+
+/** The start-up line about a model's window: how big, and who said so. */
+function describeContextWindow(model: ModelObject): string {
+  if (model.context_window === null) {
+    return 'context window: unknown (the model server did not say); Mortar checks no prompt length, the server decides'
+  }
+  return `context window: ${model.context_window} tokens (from ${model.context_window_source})`
 }
 
 /** Test-only: MORTAR_TEST_PING_INTERVAL_MS shortens the 10 s keep-alive so tests need not wait. */

@@ -48,6 +48,8 @@ export interface GatewayServerOptions {
   optimizerMode?: OptimizerMode
   /** `--dialect`: the gateway's dialect when config.json doesn't name one. */
   dialect?: Dialect
+  /** `--default-max-tokens`: max_tokens for models that don't set their own (null: send none). */
+  defaultMaxTokens?: number | null
   /** Test-only: a shorter `: ping` interval than the usual 10 s. */
   pingIntervalMs?: number
   onCompletion?: GatewayConfig['onCompletion']
@@ -76,6 +78,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     scriptedTokensPerSecond: options.scriptedTokensPerSecond ?? 0,
     ...(options.optimizerMode !== undefined ? { optimizerMode: options.optimizerMode } : {}),
     ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
+    ...(options.defaultMaxTokens !== undefined ? { defaultMaxTokens: options.defaultMaxTokens } : {}),
     ...(options.upstream !== undefined ? { upstream: options.upstream } : {}),
   })
   // Flags win over config.json, which wins over the defaults.
@@ -88,6 +91,8 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     catalog.close()
     throw error
   })
+  // Bounded (each probe times out in 1.5 s, all run at once): start-up says what the servers said.
+  await catalog.discovered()
   const gateway = createGateway({
     keys,
     capture,

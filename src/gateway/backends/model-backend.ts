@@ -21,8 +21,11 @@ export type GenerationEvent =
 
 export interface GenerationInput {
   request: ChatCompletionRequest
-  /** After planning: what is left of the context window, never more than the client asked. */
-  maxTokens: number
+  /**
+   * After planning: what is left of the context window, never more than the client asked;
+   * undefined when no limit is to be sent (the model's default max_tokens is none).
+   */
+  maxTokens: number | undefined
   /**
    * `org` + session, when the client named a session: requests with the same key should reach
    * the same replica (its prompt-prefix cache). Undefined: spread the request anywhere.

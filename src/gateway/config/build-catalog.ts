@@ -1,12 +1,14 @@
 import { ScriptedBackend } from '../backends/scripted/scripted-backend'
 import { ReplicaPool, type ReplicaSettings } from '../backends/upstream/replica-pool'
 import { UpstreamBackend } from '../backends/upstream/upstream-backend'
+import { discoverContextWindow } from '../backends/upstream/context-window-probe'
 import type { ModelBackend } from '../backends/model-backend'
+import { DEFAULT_MAX_TOKENS } from '../pipeline/plan-tokens'
 import { loadTokenizer } from '../tokens/tokenizer-registry'
 import type { Tokenizer } from '../tokens/tokenizer'
 import type { Dialect } from '../../shared/api/dialect'
 import { ConfigError, DEFAULT_IDLE_TIMEOUT_SECONDS, type ModelConfig, type MortarConfig, type UpstreamDeploymentConfig } from './config-file'
-import { ModelCatalog, type OptimizerMode } from './model-catalog'
+import { ModelCatalog, type CatalogModel, type OptimizerMode } from './model-catalog'
 
 /** What `mortar serve` flags add on top of config.json. */
 export interface ServeOverrides {
@@ -16,6 +18,8 @@ export interface ServeOverrides {
   optimizerMode?: OptimizerMode
   /** `--dialect`: the gateway's dialect when config.json doesn't name one (default mortar). */
   dialect?: Dialect
+  /** `--default-max-tokens N|none`: for models that don't set their own (null: send none). */
+  defaultMaxTokens?: number | null
   /** `--upstream URL…`: serve the default model from these replicas instead. */
   upstream?: {
     modelId: string
@@ -25,8 +29,15 @@ export interface ServeOverrides {
     idleTimeoutSeconds?: number
     upstreamModel?: string
     apiKey?: string
+    /** `--context-window N`: the window of that model, unless config.json sets one. */
+    contextWindow?: number
   }
 }
+
+/** The spec's window for the scripted model, when config.json gives none. */
+export const SCRIPTED_CONTEXT_WINDOW = 4096
+/** Each question to a model server about its window gets this long: start-up never waits longer. */
+export const CONTEXT_WINDOW_PROBE_TIMEOUT_MS = 1_500
 
 /** Turn a validated config (plus CLI overrides) into the catalog of models and their backends. */
 export function buildCatalog(config: MortarConfig, overrides: ServeOverrides, env: NodeJS.ProcessEnv = process.env): ModelCatalog {
@@ -34,21 +45,56 @@ export function buildCatalog(config: MortarConfig, overrides: ServeOverrides, en
   return new ModelCatalog(
     models.map((model) => {
       const tokenizer = loadTokenizer(model.tokenizer)
+      const deployment = model.deployment
+      const replicas = deployment?.kind === 'upstream' ? replicaSettings(deployment, env) : undefined
+      // config.json, else --default-max-tokens, else the reference's 1,024; null sends none.
+      const defaultMaxTokens = model.defaultMaxTokens !== undefined ? model.defaultMaxTokens : overrides.defaultMaxTokens !== undefined ? overrides.defaultMaxTokens : DEFAULT_MAX_TOKENS
       return {
         id: model.id,
         created: model.created,
         ownedBy: model.ownedBy,
-        contextWindow: model.contextWindow,
+        ...contextWindowOf(model, replicas, overrides.upstream),
+        defaultMaxTokens: defaultMaxTokens ?? undefined,
         tokenizer,
-        backend: backendFor(model, tokenizer, overrides, env),
-        optimizerMode: model.deployment?.optimizer ?? overrides.optimizerMode ?? 'shadow',
+        backend: backendFor(model, tokenizer, replicas, overrides, env),
+        optimizerMode: deployment?.optimizer ?? overrides.optimizerMode ?? 'shadow',
         price: model.price,
       }
     }),
   )
 }
 
-function backendFor(model: ModelConfig, tokenizer: Tokenizer, overrides: ServeOverrides, env: NodeJS.ProcessEnv): ModelBackend | null {
+/**
+ * Where a model's window comes from, first that applies: config.json; for the `--upstream` model,
+ * `--context-window`; for a model server, its own answer (asked after the catalog is built, see
+ * CatalogSource); for the scripted model, the spec's 4,096. A model server that does not answer
+ * leaves it unknown: Mortar then refuses nothing on a guess and the server decides.
+ */
+function contextWindowOf(
+  model: ModelConfig,
+  replicas: readonly ReplicaSettings[] | undefined,
+  upstream: ServeOverrides['upstream'],
+): Pick<CatalogModel, 'contextWindow' | 'contextWindowSource' | 'discoverContextWindow'> {
+  if (model.contextWindow !== undefined) return { contextWindow: model.contextWindow, contextWindowSource: 'config.json', discoverContextWindow: undefined }
+  if (replicas === undefined) return { contextWindow: SCRIPTED_CONTEXT_WINDOW, contextWindowSource: 'default', discoverContextWindow: undefined }
+  if (upstream?.contextWindow !== undefined && model.id === upstream.modelId) {
+    return { contextWindow: upstream.contextWindow, contextWindowSource: 'mortar serve --context-window', discoverContextWindow: undefined }
+  }
+  const targets = replicas.map((replica) => ({ id: replica.id, baseUrl: replica.baseUrl, apiKey: replica.apiKey, model: replica.model ?? model.id }))
+  return {
+    contextWindow: undefined,
+    contextWindowSource: 'unknown',
+    discoverContextWindow: () => discoverContextWindow(targets, CONTEXT_WINDOW_PROBE_TIMEOUT_MS),
+  }
+}
+
+function backendFor(
+  model: ModelConfig,
+  tokenizer: Tokenizer,
+  replicas: ReplicaSettings[] | undefined,
+  overrides: ServeOverrides,
+  env: NodeJS.ProcessEnv,
+): ModelBackend | null {
   const deployment = model.deployment
   if (deployment === null) return null
   if (deployment.kind === 'scripted') {
@@ -62,7 +108,7 @@ function backendFor(model: ModelConfig, tokenizer: Tokenizer, overrides: ServeOv
     deployment: deployment.name,
     modelId: model.id,
     tokenizer,
-    pool: new ReplicaPool(replicaSettings(deployment, env), deployment.downSeconds * 1000),
+    pool: new ReplicaPool(replicas ?? replicaSettings(deployment, env), deployment.downSeconds * 1000),
   })
 }
 
@@ -110,6 +156,7 @@ function withUpstreamOverride(models: readonly ModelConfig[], upstream: ServeOve
   if (existing !== undefined) return models.map((m) => (m === existing ? { ...m, deployment } : m))
   return [
     ...models,
-    { id: upstream.modelId, contextWindow: 4096, tokenizer: 'qwen2.5', ownedBy: 'mortar', created: 1726704000, deployment },
+    // No window: the flag's, or what the server says, or unknown (never the scripted model's 4,096).
+    { id: upstream.modelId, tokenizer: 'qwen2.5', ownedBy: 'mortar', created: 1726704000, deployment },
   ]
 }

@@ -15,6 +15,7 @@ export class CatalogSource {
   private readonly config: WatchedFile<MortarConfig>
   private builtFrom: MortarConfig | undefined
   private catalog: ModelCatalog | undefined
+  private discovery: Promise<void> = Promise.resolve()
 
   constructor(
     home: string,
@@ -51,6 +52,16 @@ export class CatalogSource {
     return { dialect: DEFAULT_DIALECT, source: 'default' }
   }
 
+  /**
+   * Settles when the model servers of the current catalog have been asked for their context
+   * windows (each question is bounded, so this is never long). Start-up waits for it, so the
+   * first request already has the window; after a config change, requests do not wait — until the
+   * answer is in, the new catalog's windows are unknown and the servers decide.
+   */
+  discovered(): Promise<void> {
+    return this.discovery
+  }
+
   /** Stop watching config.json (the gateway is closing). */
   close(): void {
     this.config.close()
@@ -62,6 +73,7 @@ export class CatalogSource {
       try {
         this.catalog = buildCatalog(config, this.overrides)
         this.builtFrom = config
+        this.discovery = discoverContextWindows(this.catalog)
       } catch (error) {
         if (strict || this.catalog === undefined) throw error
         this.builtFrom = config // don't retry the same bad config on every request
@@ -70,4 +82,15 @@ export class CatalogSource {
     }
     return this.catalog
   }
+}
+
+/** Ask the model servers of every model whose window is not configured; record what they say. */
+async function discoverContextWindows(catalog: ModelCatalog): Promise<void> {
+  const asking = [...catalog.models()].map(async (model) => {
+    const found = await model.discoverContextWindow?.()
+    if (found === undefined) return
+    model.contextWindow = found.tokens
+    model.contextWindowSource = found.source
+  })
+  await Promise.all(asking)
 }

@@ -58,7 +58,16 @@ const upstreamDeploymentSchema = z.strictObject({
 
 const modelSchema = z.strictObject({
   id: z.string().min(1).max(256),
-  contextWindow: z.number().int().min(256).max(10_000_000).default(4096),
+  /**
+   * Tokens the prompt, the reply and the template overhead must fit in. Absent: 4,096 for the
+   * scripted model; for a model server, what it says when asked (or unknown: it decides).
+   */
+  contextWindow: z.number().int().min(256).max(10_000_000).optional(),
+  /**
+   * The max_tokens sent when the client sends none: absent means `mortar serve
+   * --default-max-tokens`, else 1,024; null sends none (the model server's own limit applies).
+   */
+  defaultMaxTokens: z.number().int().positive().nullable().optional(),
   tokenizer: z.enum(TOKENIZER_NAMES).default('o200k_base'),
   ownedBy: z.string().min(1).default('mortar'),
   /** Unix seconds, for `created` in /v1/models. */
@@ -84,7 +93,8 @@ export const configFileSchema = z
     models: z
       .array(modelSchema)
       .min(1, { error: 'needs at least one model' })
-      .prefault([{ id: DEFAULT_MODEL_ID, contextWindow: 4096, tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }]),
+      // No contextWindow: scripted, it is the spec's 4,096; under `--upstream`, the server is asked.
+      .prefault([{ id: DEFAULT_MODEL_ID, tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }]),
     /** Per-organization settings: the optimizer default a request's header can override. */
     organizations: z.record(z.string(), organizationSettingsSchema).default({}),
     /** Traffic capture (docs/traffic.md); read at start-up, flags override it. */

@@ -1,5 +1,6 @@
 import type { ModelList, ModelObject } from '../../shared/api/chat-response'
 import type { ModelBackend } from '../backends/model-backend'
+import type { DiscoveredWindow } from '../backends/upstream/context-window-probe'
 import { modelNotAvailable, modelNotFound } from '../errors'
 import type { Tokenizer } from '../tokens/tokenizer'
 
@@ -19,7 +20,18 @@ export interface CatalogModel {
   id: string
   created: number
   ownedBy: string
-  contextWindow: number
+  /**
+   * Tokens the prompt, the reply and the template overhead must fit in; undefined when nobody
+   * knows it (a model server that did not say), and then the server decides what fits. A model
+   * server's answer arrives after the catalog is built (`discoverContextWindow`), hence mutable.
+   */
+  contextWindow: number | undefined
+  /** Where `contextWindow` came from, as /v1/models and the start-up output say it. */
+  contextWindowSource: string
+  /** Asks the model servers for the window; set only when neither config.json nor a flag gave one. */
+  discoverContextWindow: (() => Promise<DiscoveredWindow | undefined>) | undefined
+  /** The max_tokens sent when the client sends none; undefined sends none. */
+  defaultMaxTokens: number | undefined
   tokenizer: Tokenizer
   backend: ModelBackend | null
   /** The deployment's prompt-optimizer mode. */
@@ -52,6 +64,11 @@ export class ModelCatalog {
     return [...this.byId.values()].filter((model): model is DeployedModel => model.backend !== null)
   }
 
+  /** Every model, deployed or not. */
+  models(): IterableIterator<CatalogModel> {
+    return this.byId.values()
+  }
+
   list(): ModelList {
     return { object: 'list', data: [...this.byId.values()].map(toModelObject) }
   }
@@ -68,7 +85,11 @@ function toModelObject(model: CatalogModel): ModelObject {
     object: 'model',
     created: model.created,
     owned_by: model.ownedBy,
-    context_window: model.contextWindow,
+    context_window: model.contextWindow ?? null,
+    // The same number under the name vLLM uses, which Continue's vLLM provider reads.
+    ...(model.contextWindow !== undefined ? { max_model_len: model.contextWindow } : {}),
+    context_window_source: model.contextWindowSource,
+    default_max_tokens: model.defaultMaxTokens ?? null,
     deployment: model.backend?.deployment ?? null,
   }
 }

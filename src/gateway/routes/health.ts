@@ -19,7 +19,8 @@ async function statusOf(model: DeployedModel): Promise<DeploymentStatus> {
     state: backend.health === undefined ? 'up' : deploymentState(replicas),
     replicas_up: replicas.filter((r) => r.state === 'up').length,
     replicas_down: replicas.filter((r) => r.state === 'down').length,
-    context_window: model.contextWindow,
+    context_window: model.contextWindow ?? null,
+    context_window_source: model.contextWindowSource,
     replicas,
   }
 }

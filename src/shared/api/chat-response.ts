@@ -89,8 +89,21 @@ export interface ModelObject {
   object: 'model'
   created: number
   owned_by: string
-  /** Tokens the prompt, the reply and the template overhead must fit in. */
-  context_window: number
+  /**
+   * Tokens the prompt, the reply and the template overhead must fit in; null when the model
+   * server did not say (Mortar then checks nothing and the server decides).
+   */
+  context_window: number | null
+  /** The same as `context_window`, under vLLM's name (Continue reads it); absent when unknown. */
+  max_model_len?: number
+  /**
+   * Where the window came from: `config.json`, `mortar serve --context-window`, `default` (the
+   * scripted model's 4,096), the model server that said (`<replica> GET /v1/models max_model_len`),
+   * or `unknown`.
+   */
+  context_window_source: string
+  /** The max_tokens Mortar sends when the client sends none; null: none is sent. */
+  default_max_tokens: number | null
   /** The deployment serving it, or null when it is in the catalog but not deployed. */
   deployment: string | null
 }

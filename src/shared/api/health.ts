@@ -43,8 +43,10 @@ export type HealthResponse = z.output<typeof healthResponseSchema>
 
 export const deploymentStatusSchema = deploymentHealthSchema.extend({
   model: z.string(),
-  /** The context window the gateway plans with for this model. */
-  context_window: z.number(),
+  /** The context window the gateway plans with for this model; null when unknown (the server decides). */
+  context_window: z.number().nullable(),
+  /** Where it came from, as in /v1/models: `config.json`, the model server that said, `unknown`… */
+  context_window_source: z.string(),
   replicas: z.array(replicaStatusSchema),
 })
 export type DeploymentStatus = z.output<typeof deploymentStatusSchema>

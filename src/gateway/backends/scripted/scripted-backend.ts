@@ -33,7 +33,8 @@ export class ScriptedBackend implements ModelBackend {
     const { tokenizer } = this.options
     const pacer = new Pacer(this.options.tokensPerSecond, signal)
     let used = 0
-    const fits = (tokens: number) => used + tokens <= maxTokens
+    const limit = maxTokens ?? Number.POSITIVE_INFINITY
+    const fits = (tokens: number) => used + tokens <= limit
 
     const script = scriptReply(request)
     if (script.kind === 'text') {
@@ -41,7 +42,7 @@ export class ScriptedBackend implements ModelBackend {
       // to the event loop, and only as far as max_tokens reaches (plus one token, to tell a
       // reply cut at max_tokens from one that ended there).
       const ids: number[] = []
-      await countInSlices([tokenizer.startCount(script.text, ids)], 0, maxTokens)
+      await countInSlices([tokenizer.startCount(script.text, ids)], 0, limit)
       for (const piece of tokenizer.decodePieces(ids)) {
         if (!fits(piece.tokens)) return yield { kind: 'finish', reason: 'length' }
         if (!(await pacer.admit(piece.tokens))) return

@@ -111,7 +111,8 @@ export class UpstreamBackend implements ModelBackend {
   }
 
   private runner(res: IncomingMessage, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
-    const cap = 3 * input.maxTokens + 64
+    // No max_tokens sent: nothing to ignore, so no cut.
+    const cap = input.maxTokens === undefined ? Number.POSITIVE_INFINITY : 3 * input.maxTokens + 64
     // A server may answer a stream request with a JSON completion: it is streamed from the whole.
     if (input.request.stream && !isJson(res)) return (sink) => this.streamed(res, replica, cap, input, sink)
     // A JSON reply is read from the moment its headers are in, while the responder gets ready:

@@ -10,7 +10,7 @@ interface ModelPickerProps {
 }
 
 function label(model: ModelObject): string {
-  const window = `${model.context_window.toLocaleString()} tokens`
+  const window = model.context_window === null ? 'window: the server decides' : `${model.context_window.toLocaleString()} tokens`
   return model.deployment === null ? `${model.id} (not deployed)` : `${model.id} · ${window} · ${model.deployment}`
 }
 

@@ -1,3 +1,5 @@
+import { DEFAULT_MODEL_ID } from '../../../../shared/api/chat-request'
+import type { ModelObject } from '../../../../shared/api/chat-response'
 import type { FormProblem, PlaygroundField } from '../../../../shared/playground/playground-request'
 import type { ModelsState } from '../../hooks/use-models'
 import type { PlaygroundFormState } from '../../hooks/use-playground-form'
@@ -11,6 +13,11 @@ function byField(problems: readonly FormProblem[]): Partial<Record<PlaygroundFie
   const out: Partial<Record<PlaygroundField, string[]>> = {}
   for (const problem of problems) (out[problem.field] ??= []).push(problem.message)
   return out
+}
+
+/** The model a request from this form goes to: the one picked, else the gateway's default. */
+function chosenModel(models: ModelsState, picked: string): ModelObject | undefined {
+  return models.kind === 'ready' ? models.models.find((model) => model.id === (picked === '' ? DEFAULT_MODEL_ID : picked)) : undefined
 }
 
 interface PlaygroundFormProps {
@@ -33,7 +40,7 @@ export function PlaygroundForm({ state, models }: PlaygroundFormProps) {
         onAdd={state.addMessage}
         onRemove={state.removeMessage}
       />
-      <RequestOptions form={form} toolNames={state.toolNames} problems={problems} onChange={set} />
+      <RequestOptions form={form} toolNames={state.toolNames} problems={problems} onChange={set} defaultMaxTokens={chosenModel(models, form.model)?.default_max_tokens} />
       <ToolsEditor value={form.toolsJson} problems={problems.toolsJson ?? []} toolNames={state.toolNames} onChange={(toolsJson) => set({ toolsJson })} />
       <MortarHeadersEditor form={form} problems={problems} onChange={set} />
       {problems.form !== undefined ? (

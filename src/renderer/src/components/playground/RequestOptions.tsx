@@ -18,18 +18,26 @@ interface RequestOptionsProps {
   toolNames: string[]
   problems: Partial<Record<keyof Options, string[]>>
   onChange(patch: Partial<Options>): void
+  /** The chosen model's `default_max_tokens` from /v1/models (null: none sent); undefined while unknown. */
+  defaultMaxTokens: number | null | undefined
 }
 
-export function RequestOptions({ form, toolNames, problems, onChange }: RequestOptionsProps) {
+/** What a blank max_tokens means for the chosen model, as the gateway will apply it. */
+function blankMaxTokens(defaultMaxTokens: number | null | undefined): string {
+  if (defaultMaxTokens === undefined) return 'auto'
+  return defaultMaxTokens === null ? "none sent (the server's limit)" : `${defaultMaxTokens} (model default)`
+}
+
+export function RequestOptions({ form, toolNames, problems, onChange, defaultMaxTokens }: RequestOptionsProps) {
   return (
     <fieldset className="options">
       <legend>Options</legend>
       <div className="options__grid">
-        <Field label="max_tokens" problems={problems.maxTokens} hint="blank: the gateway plans it">
+        <Field label="max_tokens" problems={problems.maxTokens} hint="blank: the model's default, lowered to fit the window">
           <input
             inputMode="numeric"
             value={form.maxTokens}
-            placeholder="auto"
+            placeholder={blankMaxTokens(defaultMaxTokens)}
             onChange={(e) => onChange({ maxTokens: e.target.value })}
             data-testid="max-tokens"
           />

@@ -29,7 +29,9 @@ function DeploymentRow({ deployment }: { deployment: DeploymentStatus }) {
       <td className={`state--${deployment.state}`} data-testid="status-deployment-state">
         {deployment.state}
       </td>
-      <td>{deployment.context_window.toLocaleString('en-US')} tokens</td>
+      <td title={`from ${deployment.context_window_source}`}>
+        {deployment.context_window === null ? 'unknown: the server decides' : `${deployment.context_window.toLocaleString('en-US')} tokens`}
+      </td>
       <td>
         {deployment.kind === 'in-process' ? (
           <span className="muted">in-process (the scripted model)</span>

@@ -33,7 +33,8 @@ test('the indicator turns unreachable when the gateway stops and ok when it is b
 })
 
 test('a model server that goes away shows in the header and in Settings, with why', async ({ page }, testInfo) => {
-  fake = await startFakeModelServer()
+  // A vLLM-like server: its /v1/models says its window, which Settings shows.
+  fake = await startFakeModelServer({ info: { 'GET /v1/models': { object: 'list', data: [{ id: 'Qwen/Qwen2.5-7B-Instruct', object: 'model', max_model_len: 32768 }] } } })
   server = await startMortarServer({ args: ['--upstream', fake.url] })
   await openUi(page, server)
   const indicator = page.getByTestId('gateway-status')
@@ -41,7 +42,7 @@ test('a model server that goes away shows in the header and in Settings, with wh
   await page.getByTestId('nav-settings').click()
   const deployment = page.getByTestId('status-deployment')
   await expect(deployment).toHaveAttribute('data-state', 'up')
-  await expect(deployment).toContainText('4,096 tokens')
+  await expect(deployment).toContainText('32,768 tokens')
 
   await fake.kill()
   // Nothing is sent to it: the gateway's own health check finds it gone.

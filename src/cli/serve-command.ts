@@ -209,7 +209,7 @@ function upstreamOverride(
 ): ServeOverrides['upstream'] {
   if (urls.length === 0) {
     if (Object.values(flags).some((value) => value !== undefined)) {
-      throw new UsageError('--upstream-timeout, --upstream-idle-timeout, --upstream-model and --context-window go with --upstream URL.')
+      throw new UsageError('--upstream-timeout, --upstream-model, --context-window and --upstream-idle-timeout go with --upstream URL.')
     }
     return undefined
   }

@@ -5,7 +5,7 @@ import reactHooks from 'eslint-plugin-react-hooks'
 
 // Layering by where code runs (see docs/architecture.md):
 //   shared (pure TS) <- gateway, cli (Node) <- main (Electron)
-//   shared <- renderer (DOM);  shared <- preload (Electron sandbox)
+//   shared <- renderer logic (pure TS) <- renderer (DOM);  shared <- preload (Electron sandbox)
 // Each layer lists what it must not import. These rules are the enforcement, not a suggestion.
 const nodeBuiltins = [
   'assert', 'buffer', 'child_process', 'crypto', 'events', 'fs', 'fs/promises', 'http', 'https',
@@ -77,6 +77,15 @@ export default tseslint.config(
     ...layer('renderer', {
       paths: ['electron', 'express', ...nodeBuiltins],
       patterns: ['node:*', '**/gateway/**', '**/main/**', '**/cli/**', '**/preload/index*'],
+    }),
+  },
+  {
+    // The renderer's logic: what the views show, computed without the DOM or React, so it is
+    // testable in plain Node. tsconfig.node.json compiles it without the DOM library too.
+    files: ['src/renderer/src/logic/**/*.ts'],
+    ...layer('renderer logic', {
+      paths: ['electron', 'express', 'react', 'react-dom', ...nodeBuiltins],
+      patterns: ['node:*', '**/gateway/**', '**/main/**', '**/cli/**', '**/preload/**', 'react/*', 'react-dom/*', '**/components/**', '**/hooks/**', '**/lib/**', '**/views/**'],
     }),
   },
   {

@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react'
-import type { BuiltRequest } from '../../../shared/playground/playground-request'
+import type { BuiltRequest } from '../logic/playground/playground-request'
 import { ExchangeRun } from '../lib/exchange-run'
 import type { GatewayClient } from '../lib/gateway-client'
 

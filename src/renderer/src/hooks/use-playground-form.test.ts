@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { defaultPlaygroundForm } from '../../../shared/playground/playground-request'
+import { defaultPlaygroundForm } from '../logic/playground/playground-request'
 import { playgroundFormReducer as reduce } from './use-playground-form'
 
 describe('playgroundFormReducer', () => {

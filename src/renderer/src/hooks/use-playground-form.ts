@@ -6,7 +6,7 @@ import {
   type FormProblem,
   type PlaygroundForm,
   type PlaygroundMessage,
-} from '../../../shared/playground/playground-request'
+} from '../logic/playground/playground-request'
 
 export type PlaygroundFormAction =
   | { type: 'set'; patch: Partial<PlaygroundForm> }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { TelemetryEvent } from '../../../shared/api/telemetry'
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
-import { applyTelemetryEvent, emptyTraffic, parseTelemetryEvent, type TrafficState } from '../../../shared/telemetry/traffic-table'
+import { applyTelemetryEvent, emptyTraffic, parseTelemetryEvent, type TrafficState } from '../logic/telemetry/traffic-table'
 import { GatewayHttpError, type GatewayClient } from '../lib/gateway-client'
 
 export type TrafficConnection =

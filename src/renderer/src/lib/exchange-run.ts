@@ -4,7 +4,7 @@
 // thousands of frames costs a few renders per second, not one per frame.
 import type { ChatCompletion, StopGenerationResponse } from '../../../shared/api/chat-response'
 import { MortarHeader } from '../../../shared/api/headers'
-import { assembleCompletion, ReplyAssembler, type AssembledReply } from '../../../shared/inspector/assemble-reply'
+import { assembleCompletion, ReplyAssembler, type AssembledReply } from '../logic/inspector/assemble-reply'
 import {
   exchangeOutcome,
   headerValue,
@@ -13,8 +13,8 @@ import {
   type ExchangeOutcome,
   type RecordedExchange,
   type RecordedRequest,
-} from '../../../shared/inspector/exchange'
-import { StreamFrameRecorder, type StreamFrame } from '../../../shared/inspector/stream-frames'
+} from '../logic/inspector/exchange'
+import { StreamFrameRecorder, type StreamFrame } from '../logic/inspector/stream-frames'
 import type { GatewayClient } from './gateway-client'
 
 const FLUSH_MS = 50

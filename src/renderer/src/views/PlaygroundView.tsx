@@ -1,6 +1,6 @@
 import { useCallback } from 'react'
-import type { AssembledReply } from '../../../shared/inspector/assemble-reply'
-import { buildPlaygroundRequest, continueConversation, formFromRequest } from '../../../shared/playground/playground-request'
+import type { AssembledReply } from '../logic/inspector/assemble-reply'
+import { buildPlaygroundRequest, continueConversation, formFromRequest } from '../logic/playground/playground-request'
 import { PlaygroundForm } from '../components/playground/PlaygroundForm'
 import { RunHistory } from '../components/playground/RunHistory'
 import { useModels } from '../hooks/use-models'

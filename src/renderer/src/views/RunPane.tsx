@@ -1,6 +1,6 @@
 import { useCallback, type ReactNode } from 'react'
-import type { AssembledReply } from '../../../shared/inspector/assemble-reply'
-import { isRunning } from '../../../shared/inspector/exchange'
+import type { AssembledReply } from '../logic/inspector/assemble-reply'
+import { isRunning } from '../logic/inspector/exchange'
 import { RunControls } from '../components/playground/RunControls'
 import { Inspector } from '../components/inspector/Inspector'
 import { useExchange } from '../hooks/use-exchange'

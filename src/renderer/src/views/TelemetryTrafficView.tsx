@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react'
-import { modelsSeen, noTrafficFilter, visibleRows, type TrafficFilter } from '../../../shared/telemetry/traffic-table'
+import { modelsSeen, noTrafficFilter, visibleRows, type TrafficFilter } from '../logic/telemetry/traffic-table'
 import { TrafficDetail } from '../components/traffic/TrafficDetail'
 import { TrafficTable } from '../components/traffic/TrafficTable'
 import { TrafficToolbar } from '../components/traffic/TrafficToolbar'

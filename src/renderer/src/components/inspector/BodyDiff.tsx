@@ -1,4 +1,4 @@
-import type { DiffGap, DiffLine } from '../../../../shared/inspector/line-diff'
+import type { DiffGap, DiffLine } from '../../logic/inspector/line-diff'
 
 /** A folded line diff: removed lines red with "-", added green with "+", long unchanged runs as a gap. */
 export function BodyDiff({ lines, testId }: { lines: ReadonlyArray<DiffLine | DiffGap>; testId: string }) {

@@ -1,8 +1,8 @@
 import { useMemo, useState } from 'react'
-import type { RecordedExchange } from '../../../../shared/inspector/exchange'
-import { toFetch, toOpenAiSdkPython, toOpenAiSdkTypeScript } from '../../../../shared/inspector/export-code'
-import { toCurl, toJsonl } from '../../../../shared/inspector/exports'
-import type { StreamFrame } from '../../../../shared/inspector/stream-frames'
+import type { RecordedExchange } from '../../logic/inspector/exchange'
+import { toFetch, toOpenAiSdkPython, toOpenAiSdkTypeScript } from '../../logic/inspector/export-code'
+import { toCurl, toJsonl } from '../../logic/inspector/exports'
+import type { StreamFrame } from '../../logic/inspector/stream-frames'
 import { CopyButton } from '../common/CopyButton'
 
 type Format = 'curl' | 'jsonl' | 'sdk' | 'python' | 'fetch'

@@ -1,5 +1,5 @@
-import { summarizeFrame } from '../../../../shared/inspector/frame-summary'
-import type { StreamFrame } from '../../../../shared/inspector/stream-frames'
+import { summarizeFrame } from '../../logic/inspector/frame-summary'
+import type { StreamFrame } from '../../logic/inspector/stream-frames'
 import { formatMs } from '../../lib/format'
 
 function pretty(frame: StreamFrame): string | null {

@@ -1,6 +1,6 @@
 import { useState } from 'react'
-import { summarizeFrame } from '../../../../shared/inspector/frame-summary'
-import type { StreamFrame } from '../../../../shared/inspector/stream-frames'
+import { summarizeFrame } from '../../logic/inspector/frame-summary'
+import type { StreamFrame } from '../../logic/inspector/stream-frames'
 import { formatDelta, splitLineEnds } from '../../lib/format'
 import { VirtualList } from '../common/VirtualList'
 import { FrameSummaryText } from './FrameSummaryText'

@@ -1,4 +1,4 @@
-import { partValue, type FrameSummary } from '../../../../shared/inspector/frame-summary'
+import { partValue, type FrameSummary } from '../../logic/inspector/frame-summary'
 
 /**
  * A frame's summary as a line of parts. The first part's kind is already in the kind column, so

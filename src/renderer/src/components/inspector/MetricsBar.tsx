@@ -1,4 +1,4 @@
-import type { ExchangeMetrics } from '../../../../shared/inspector/exchange'
+import type { ExchangeMetrics } from '../../logic/inspector/exchange'
 import { formatMs, formatRate } from '../../lib/format'
 
 interface MetricsBarProps {

@@ -1,4 +1,4 @@
-import type { ExchangeOutcome } from '../../../../shared/inspector/exchange'
+import type { ExchangeOutcome } from '../../logic/inspector/exchange'
 import { MessageText } from '../common/MessageText'
 
 const STOPPED_LABEL: Record<Extract<ExchangeOutcome, { kind: 'stopped' }>['by'], string> = {

@@ -1,4 +1,4 @@
-import { argumentsAreJson, type AssembledReply } from '../../../../shared/inspector/assemble-reply'
+import { argumentsAreJson, type AssembledReply } from '../../logic/inspector/assemble-reply'
 import { MessageText } from '../common/MessageText'
 
 function prettyArguments(args: string): string {

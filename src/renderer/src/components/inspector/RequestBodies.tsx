@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react'
-import { diffLines, foldUnchanged, hasChanges, prettyJsonText } from '../../../../shared/inspector/line-diff'
+import { diffLines, foldUnchanged, hasChanges, prettyJsonText } from '../../logic/inspector/line-diff'
 import { BodyDiff } from './BodyDiff'
 
 type Shown = 'received' | 'model' | 'diff'

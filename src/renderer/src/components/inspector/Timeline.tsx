@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react'
-import type { StreamFrame } from '../../../../shared/inspector/stream-frames'
+import type { StreamFrame } from '../../logic/inspector/stream-frames'
 
 interface TimelineProps {
   frames: readonly StreamFrame[]

@@ -1,4 +1,4 @@
-import type { PlaygroundMessage, PlaygroundRole } from '../../../../shared/playground/playground-request'
+import type { PlaygroundMessage, PlaygroundRole } from '../../logic/playground/playground-request'
 
 interface MessagesEditorProps {
   system: string

@@ -1,6 +1,6 @@
 import { HeaderName } from '../../../../shared/api/headers'
 import { OPTIMIZER_PASSES } from '../../../../shared/api/optimizer'
-import type { PlaygroundForm } from '../../../../shared/playground/playground-request'
+import type { PlaygroundForm } from '../../logic/playground/playground-request'
 import { Field } from '../common/Field'
 
 type Headers = Pick<PlaygroundForm, 'optimize' | 'toolSelect' | 'session' | 'dedupe' | 'idempotencyKey'>

@@ -1,6 +1,6 @@
 import { DEFAULT_MODEL_ID } from '../../../../shared/api/chat-request'
 import type { ModelObject } from '../../../../shared/api/chat-response'
-import type { FormProblem, PlaygroundField } from '../../../../shared/playground/playground-request'
+import type { FormProblem, PlaygroundField } from '../../logic/playground/playground-request'
 import type { ModelsState } from '../../hooks/use-models'
 import type { PlaygroundFormState } from '../../hooks/use-playground-form'
 import { MessagesEditor } from './MessagesEditor'

@@ -1,4 +1,4 @@
-import type { PlaygroundForm } from '../../../../shared/playground/playground-request'
+import type { PlaygroundForm } from '../../logic/playground/playground-request'
 import { Field } from '../common/Field'
 
 type Options = Pick<

@@ -1,4 +1,4 @@
-import { EXAMPLE_TOOLS_JSON } from '../../../../shared/playground/playground-request'
+import { EXAMPLE_TOOLS_JSON } from '../../logic/playground/playground-request'
 
 interface ToolsEditorProps {
   value: string

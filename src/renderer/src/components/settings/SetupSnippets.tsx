@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { setupSnippets, type SetupTarget } from '../../../../shared/setup-snippets'
+import { setupSnippets, type SetupTarget } from '../../logic/setup-snippets'
 import type { ApiKeysState } from '../../hooks/use-api-keys'
 import { CopyButton } from '../common/CopyButton'
 

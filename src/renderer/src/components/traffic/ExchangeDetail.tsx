@@ -1,6 +1,6 @@
 import { useMemo } from 'react'
 import type { Exchange } from '../../../../shared/api/traffic'
-import { inspectCaptured } from '../../../../shared/inspector/captured-exchange'
+import { inspectCaptured } from '../../logic/inspector/captured-exchange'
 import type { ExchangeSnapshot } from '../../lib/exchange-run'
 import { Inspector } from '../inspector/Inspector'
 

@@ -1,4 +1,4 @@
-import type { TrafficRow } from '../../../../shared/telemetry/traffic-table'
+import type { TrafficRow } from '../../logic/telemetry/traffic-table'
 import { formatClock } from '../../lib/format'
 import { OptimizerReportView, ToolSelectorReportView } from '../inspector/ReportViews'
 

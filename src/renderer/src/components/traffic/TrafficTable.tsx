@@ -1,4 +1,4 @@
-import type { TrafficRow } from '../../../../shared/telemetry/traffic-table'
+import type { TrafficRow } from '../../logic/telemetry/traffic-table'
 import { formatClock, formatCost, formatMs } from '../../lib/format'
 import { fixedColumn, gridStyle, growingColumn, type GridColumn } from '../../lib/grid-columns'
 import { VirtualList } from '../common/VirtualList'

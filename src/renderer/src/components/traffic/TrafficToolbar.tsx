@@ -1,4 +1,4 @@
-import type { TrafficFilter } from '../../../../shared/telemetry/traffic-table'
+import type { TrafficFilter } from '../../logic/telemetry/traffic-table'
 import type { TrafficConnection } from '../../hooks/use-traffic'
 
 interface TrafficToolbarProps {

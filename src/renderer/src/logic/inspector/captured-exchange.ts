@@ -1,9 +1,9 @@
 // A captured exchange (the gateway's record of a request any client made, from the traffic API)
 // read into the shapes the inspector already shows for the playground's own requests: the
 // recorded exchange, its frames, the assembled reply and the outcome. One inspector serves both.
-import type { ChatCompletion } from '../api/chat-response'
-import { MortarHeader } from '../api/headers'
-import type { CapturedFrame, Exchange, HeaderPairs } from '../api/traffic'
+import type { ChatCompletion } from '../../../../shared/api/chat-response'
+import { MortarHeader } from '../../../../shared/api/headers'
+import type { CapturedFrame, Exchange, HeaderPairs } from '../../../../shared/api/traffic'
 import { assembleCompletion, assembleFrames, type AssembledReply } from './assemble-reply'
 import type { ExchangeOutcome, RecordedExchange } from './exchange'
 import { StreamFrameRecorder, type StreamFrame } from './stream-frames'

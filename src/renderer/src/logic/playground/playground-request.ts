@@ -1,7 +1,7 @@
-import { chatCompletionRequestSchema, formatParamPath } from '../api/chat-request'
-import { firstIssue } from '../api/first-issue'
-import { HeaderName, MortarHeader } from '../api/headers'
-import { parseOptimizeHeader } from '../api/optimizer'
+import { chatCompletionRequestSchema, formatParamPath } from '../../../../shared/api/chat-request'
+import { firstIssue } from '../../../../shared/api/first-issue'
+import { HeaderName, MortarHeader } from '../../../../shared/api/headers'
+import { parseOptimizeHeader } from '../../../../shared/api/optimizer'
 import type { AssembledReply } from '../inspector/assemble-reply'
 
 /**

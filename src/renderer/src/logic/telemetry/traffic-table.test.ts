@@ -1,6 +1,6 @@
-import { DEFAULT_MODEL_ID } from '../api/chat-request'
+import { DEFAULT_MODEL_ID } from '../../../../shared/api/chat-request'
 import { describe, expect, it } from 'vitest'
-import type { RequestEndedEvent, TelemetryEvent } from '../api/telemetry'
+import type { RequestEndedEvent, TelemetryEvent } from '../../../../shared/api/telemetry'
 import { applyTelemetryEvent, emptyTraffic, modelsSeen, noTrafficFilter, parseTelemetryEvent, visibleRows, type TrafficState } from './traffic-table'
 
 const base = { org: 'default', session: 'sess_a', model: DEFAULT_MODEL_ID, at: '2025-01-01T00:00:00.000Z' }

@@ -1,5 +1,5 @@
-import type { Usage } from '../api/chat-response'
-import { telemetryEventSchema, type RequestEndedEvent, type TelemetryEvent } from '../api/telemetry'
+import type { Usage } from '../../../../shared/api/chat-response'
+import { telemetryEventSchema, type RequestEndedEvent, type TelemetryEvent } from '../../../../shared/api/telemetry'
 
 /**
  * The traffic view's table, folded from `GET /v1/telemetry` events (docs/telemetry.md): one row

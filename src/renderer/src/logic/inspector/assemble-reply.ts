@@ -1,6 +1,6 @@
-import type { ChatCompletion, Usage } from '../api/chat-response'
-import type { ErrorEnvelope } from '../api/errors'
-import { stoppedByOf, type StoppedBy } from '../api/stream-notes'
+import type { ChatCompletion, Usage } from '../../../../shared/api/chat-response'
+import type { ErrorEnvelope } from '../../../../shared/api/errors'
+import { stoppedByOf, type StoppedBy } from '../../../../shared/api/stream-notes'
 import type { StreamFrame } from './stream-frames'
 
 export interface AssembledToolCall {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { exchangeSchema, type Exchange } from '../api/traffic'
+import { exchangeSchema, type Exchange } from '../../../../shared/api/traffic'
 import { inspectCaptured, replayedHeaders } from './captured-exchange'
 
 const chunk = (delta: object, finish: string | null = null) =>

@@ -1,4 +1,4 @@
-import type { ErrorEnvelope } from '../api/errors'
+import type { ErrorEnvelope } from '../../../../shared/api/errors'
 import type { AssembledReply } from './assemble-reply'
 import type { StreamFrame } from './stream-frames'
 

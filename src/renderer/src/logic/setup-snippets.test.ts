@@ -1,4 +1,4 @@
-import { DEFAULT_MODEL_ID } from './api/chat-request'
+import { DEFAULT_MODEL_ID } from '../../../shared/api/chat-request'
 import { describe, expect, it } from 'vitest'
 import { setupSnippets } from './setup-snippets'
 

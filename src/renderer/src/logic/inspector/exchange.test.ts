@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { assembleFrames } from './assemble-reply'
 import { exchangeMetrics, exchangeOutcome, type RecordedExchange } from './exchange'
 import { StreamFrameRecorder } from './stream-frames'
-import { STOPPED_COMMENT } from '../api/stream-notes'
+import { STOPPED_COMMENT } from '../../../../shared/api/stream-notes'
 
 const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm' }
 const data = (value: unknown) => `data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`

@@ -1,7 +1,7 @@
-import type { ChatCompletionChunk } from '../api/chat-response'
-import type { ErrorEnvelope } from '../api/errors'
-import { SseDecoder, type SseEvent } from '../sse/sse-decoder'
-import { SseFrameSplitter } from '../sse/sse-frame-splitter'
+import type { ChatCompletionChunk } from '../../../../shared/api/chat-response'
+import type { ErrorEnvelope } from '../../../../shared/api/errors'
+import { SseDecoder, type SseEvent } from '../../../../shared/sse/sse-decoder'
+import { SseFrameSplitter } from '../../../../shared/sse/sse-frame-splitter'
 
 /**
  * What a frame of a chat-completion stream is:

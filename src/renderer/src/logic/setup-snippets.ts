@@ -1,4 +1,4 @@
-import type { Dialect } from './api/dialect'
+import type { Dialect } from '../../../shared/api/dialect'
 
 /**
  * Copy-ready setup for the tools people point at Mortar (the README's IDE section, filled in with

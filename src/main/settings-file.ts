@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { writeFileAtomic } from '../gateway/config/atomic-file'
+import { writeFileAtomic } from '../gateway/files/atomic-file'
 import { desktopSettingsSchema, settingsFromStored, type DesktopSettings } from '../shared/desktop-settings'
 
 /**

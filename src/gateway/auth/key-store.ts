@@ -1,8 +1,8 @@
 import type { Dialect } from '../../shared/api/dialect'
-import { writeFileAtomic } from '../config/atomic-file'
-import { FileLockBusyError, FileLockError, withFileLock, withFileLockSync } from '../config/file-lock'
-import { parseJsonFile } from '../config/parse-json-file'
-import { WatchedFile } from '../config/watched-file'
+import { writeFileAtomic } from '../files/atomic-file'
+import { FileLockBusyError, FileLockError, withFileLock, withFileLockSync } from '../files/file-lock'
+import { parseJsonFile } from '../files/parse-json-file'
+import { WatchedFile } from '../files/watched-file'
 import { apiKeyHint, generateApiKey, hashApiKey, newKeyId } from './api-key'
 import {
   DEFAULT_KEY_LIFETIME_DAYS,

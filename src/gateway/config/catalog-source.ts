@@ -3,7 +3,7 @@ import { DEFAULT_DIALECT, type Dialect } from '../../shared/api/dialect'
 import { buildCatalog, type ServeOverrides } from './build-catalog'
 import { parseConfigFile, type MortarConfig } from './config-file'
 import type { ModelCatalog } from './model-catalog'
-import { WatchedFile } from './watched-file'
+import { WatchedFile } from '../files/watched-file'
 
 /**
  * The live catalog of a Mortar home: built from `config.json` (or the default when there is

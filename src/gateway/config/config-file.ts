@@ -4,7 +4,7 @@ import { captureModeSchema } from '../../shared/api/traffic'
 import { dialectSchema } from '../../shared/api/dialect'
 import { optimizerModeSchema, organizationOptimizeSchema } from '../../shared/api/optimizer'
 import { TOKENIZER_NAMES } from '../tokens/tokenizer-registry'
-import { parseJsonFile } from './parse-json-file'
+import { parseJsonFile } from '../files/parse-json-file'
 
 /**
  * `<home>/config.json`: the model catalog and each model's deployment. Documented in

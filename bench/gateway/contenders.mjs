@@ -6,15 +6,46 @@ import { join } from 'node:path'
 import { freePort, HERE, listeningAddresses, NODE, PORTKEY_START, ROOT, startProcess, waitReady } from './lib.mjs'
 
 export const CONTENDERS = ['direct', 'bare', 'mortar', 'mortar-capture-off', 'portkey']
+// The independent harness's topology (pair.mjs): the fake server and the bare proxy in one process,
+// and a Mortar of its own forwarding to that fake server.
+export const PAIR_CONTENDERS = ['direct-1p', 'bare-1p', 'mortar-1p']
 // `mortar` runs as installed, so with traffic capture in memory (the default); the same build with
 // `--capture off` beside it shows what capture costs.
-export const LABELS = { direct: 'direct', bare: 'bare proxy (floor)', mortar: 'Mortar', 'mortar-capture-off': 'Mortar, capture off', portkey: 'Portkey' }
+export const LABELS = {
+  direct: 'direct',
+  bare: 'bare proxy (floor)',
+  mortar: 'Mortar',
+  'mortar-capture-off': 'Mortar, capture off',
+  portkey: 'Portkey',
+  'direct-1p': 'direct (one process)',
+  'bare-1p': 'bare proxy in the fake server\'s process',
+  'mortar-1p': 'Mortar (to that fake server)',
+}
+/** The context window Mortar is told the model has (128k tokens): every prompt is checked against it. */
+export const CONTEXT_WINDOW = 131072
 
 export async function startUpstream({ logDir, deltas, intervalMs }) {
   const port = await freePort()
   const proc = startProcess('fake-upstream', NODE, [join(HERE, 'fake-upstream.mjs'), '--port', String(port), '--deltas', String(deltas), '--interval-ms', String(intervalMs)], { logDir })
   await waitReady(proc, `http://127.0.0.1:${port}/health`)
   return { proc, port, baseUrl: `http://127.0.0.1:${port}/v1` }
+}
+
+/**
+ * The independent harness's pair (pair.mjs): fake server and bare proxy in one process. Returns
+ * the fake server as an upstream (for a Mortar of its own) and the two contenders.
+ */
+export async function startPair({ logDir, deltas, intervalMs }) {
+  const fakePort = await freePort()
+  const barePort = await freePort()
+  const proc = startProcess('pair', NODE, [join(HERE, 'pair.mjs'), '--fake-port', String(fakePort), '--bare-port', String(barePort), '--deltas', String(deltas), '--interval-ms', String(intervalMs)], { logDir })
+  await waitReady(proc, `http://127.0.0.1:${barePort}/health`)
+  const upstream = { proc, port: fakePort, baseUrl: `http://127.0.0.1:${fakePort}/v1` }
+  return {
+    upstream,
+    direct: { id: 'direct-1p', proc, url: `${upstream.baseUrl}/chat/completions`, headers: {} },
+    bare: { id: 'bare-1p', proc, url: `http://127.0.0.1:${barePort}/v1/chat/completions`, headers: {} },
+  }
 }
 
 /** (1) Straight to the model server: the baseline every "added" number subtracts. */
@@ -32,7 +63,8 @@ export async function startBare(upstream, { logDir }) {
 
 /**
  * (3) Mortar: `mortar serve --upstream <fake>/v1` with auth on (a key made first with
- * `mortar keys create --json`) and the optimizer in its default mode. `cli` and `nodeArgs` let the
+ * `mortar keys create --json`), the optimizer in its default mode, and a 128k-token context window
+ * (`--context-window`), so that every prompt is counted against a window as with a real model server. `cli` and `nodeArgs` let the
  * profiler run a source-mapped build under --cpu-prof.
  */
 export async function startMortar(upstream, { logDir, cli = join(ROOT, 'bin', 'mortar.js'), nodeArgs = [], name = 'mortar', id = 'mortar', serveArgs = [] }) {
@@ -41,9 +73,15 @@ export async function startMortar(upstream, { logDir, cli = join(ROOT, 'bin', 'm
     execFileSync(NODE, [join(ROOT, 'bin', 'mortar.js'), 'keys', 'create', '--name', 'bench', '--home', home, '--json'], { encoding: 'utf8' }),
   )
   const port = await freePort()
-  const proc = startProcess(name, NODE, [...nodeArgs, cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--home', home, '--upstream', upstream.baseUrl, ...serveArgs], { logDir, cwd: ROOT })
+  const proc = startProcess(
+    name,
+    NODE,
+    [...nodeArgs, cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--home', home, '--upstream', upstream.baseUrl, '--context-window', String(CONTEXT_WINDOW), ...serveArgs],
+    { logDir, cwd: ROOT },
+  )
   await waitReady(proc, `http://127.0.0.1:${port}/health`)
-  return { id, proc, home, url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: { authorization: `Bearer ${created.key}` } }
+  // The fake server it forwards to, for counting the CPU of a job's own processes (run.mjs `measure`).
+  return { id, proc, home, upstreamProc: upstream.proc, url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: { authorization: `Bearer ${created.key}` } }
 }
 
 /**

@@ -17,22 +17,34 @@
 // Prints one JSON line {"ready":true,"port":N} on stdout once it listens.
 import { createServer } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 
+const isMain = import.meta.url === pathToFileURL(process.argv[1] ?? '').href
 const { values } = parseArgs({
+  args: isMain ? process.argv.slice(2) : [],
+  strict: isMain,
   options: {
     port: { type: 'string', default: '0' },
     deltas: { type: 'string', default: '64' },
     'interval-ms': { type: 'string', default: '20' },
   },
 })
-const DELTAS = Number(values.deltas)
-const INTERVAL_MS = Number(values['interval-ms'])
+// One fake server per process (its timer wheel and statistics are the module's): set at start.
+let DELTAS = Number(values.deltas)
+let INTERVAL_MS = Number(values['interval-ms'])
 const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
 const SYSTEM_FINGERPRINT = 'fp_bench'
 
-const pieces = Array.from({ length: DELTAS }, (_, i) => ` t${i}`)
-const wholeText = pieces.join('')
+let pieces = []
+let wholeText = ''
+function setShape(deltas, intervalMs) {
+  DELTAS = deltas
+  INTERVAL_MS = intervalMs
+  pieces = Array.from({ length: DELTAS }, (_, i) => ` t${i}`)
+  wholeText = pieces.join('')
+}
+setShape(DELTAS, INTERVAL_MS)
 let seq = 0
 
 function completionId() {
@@ -46,14 +58,19 @@ function usage(promptTokens) {
 
 function replyJson(res, body) {
   const promptTokens = estimatePromptTokens(body)
+  // A JSON reply honours max_tokens as a real server does (a delta ` t<i>` counts as up to 4 tokens),
+  // so a gateway that checks the reply against it has nothing to cut. Streams always send them all.
+  const maxTokens = Number.isInteger(body?.max_tokens) && body.max_tokens > 0 ? body.max_tokens : Infinity
+  const shown = Math.min(DELTAS, Math.max(1, Math.floor(maxTokens / 4)))
+  const content = shown === DELTAS ? wholeText : pieces.slice(0, shown).join('')
   const payload = JSON.stringify({
     id: completionId(),
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: MODEL,
     system_fingerprint: SYSTEM_FINGERPRINT,
-    choices: [{ index: 0, message: { role: 'assistant', content: wholeText, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: usage(promptTokens),
+    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: { ...usage(promptTokens), completion_tokens: shown, total_tokens: promptTokens + shown },
   })
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) })
   res.end(payload)
@@ -151,7 +168,7 @@ function estimatePromptTokens(body) {
   return Math.max(1, Math.round(bytes / 4))
 }
 
-const server = createServer({ keepAliveTimeout: 60_000, noDelay: true }, (req, res) => {
+const handle = (req, res) => {
   if (req.method === 'GET' && req.url.startsWith('/stats')) {
     const body = JSON.stringify(stats())
     if (req.url.includes('reset')) {
@@ -187,10 +204,22 @@ const server = createServer({ keepAliveTimeout: 60_000, noDelay: true }, (req, r
     if (body.stream === true) replyStream(res, body, t0)
     else replyJson(res, body)
   })
-})
-server.headersTimeout = 0
-server.requestTimeout = 0
-server.listen({ port: Number(values.port), host: '127.0.0.1', backlog: 4096 }, () => {
+}
+
+/**
+ * The fake model server, listening on 127.0.0.1 (`port` 0 picks one): resolves once it listens.
+ * One per process (run.mjs starts it as its own process; pair.mjs beside the bare proxy).
+ */
+export function startFakeUpstream({ port = 0, deltas = 64, intervalMs = 20 } = {}) {
+  setShape(deltas, intervalMs)
+  const server = createServer({ keepAliveTimeout: 60_000, noDelay: true }, handle)
+  server.headersTimeout = 0
+  server.requestTimeout = 0
+  return new Promise((resolve) => server.listen({ port, host: '127.0.0.1', backlog: 4096 }, () => resolve(server)))
+}
+
+if (isMain) {
+  const server = await startFakeUpstream({ port: Number(values.port), deltas: DELTAS, intervalMs: INTERVAL_MS })
   process.stdout.write(JSON.stringify({ ready: true, port: server.address().port }) + '\n')
-})
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0))
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0))
+}

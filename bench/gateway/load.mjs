@@ -17,38 +17,29 @@
 //               (the fake server sends delta i at its arrival + i × interval). A delta later than
 //               `lateMs` is late — the first one too, so slow admission counts.
 //
+// Every job may name a `prompt` ({ shape, bytes }: prompts.mjs; the default shape when absent) and
+// `first`, the number of its first request (the unique part of each body derives from it).
+//
 // Timing is performance.now() (monotonic, sub-microsecond). Latencies are in milliseconds.
 import { Agent, request } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { bodyMaker } from './prompts.mjs'
 
 const job = JSON.parse(process.argv[2] ?? '{}')
 const target = new URL(job.url)
 if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname)) throw new Error('load.mjs sends to loopback only')
 const HARD_LIMIT_MS = job.hardLimitMs ?? 120_000
 
-const SYSTEM =
-  'You are a careful assistant for a small software team. Answer in plain English, keep replies short, ' +
-  'name the files you refer to, and say when you are unsure rather than guessing. Prefer standard library ' +
-  'solutions and mention trade-offs in one sentence.'
-const USER =
-  'We run a TypeScript service that forwards chat requests to a model server and streams the reply back ' +
-  'as server-sent events. Under load the p99 latency grows and memory climbs slowly. The handler parses ' +
-  'the JSON body, validates it with a schema, counts the prompt tokens, then opens a kept-alive connection ' +
-  'upstream and re-encodes every chunk. Which of these steps is most likely to cost the most per request, ' +
-  'and how would you confirm it with a CPU profile before changing any code? Keep it to five bullet points.'
+// Where this job's request numbers start: jobs given different ranges send different unique parts,
+// so what one job's requests brought is not already cached for the next.
+const FIRST = job.first ?? 0
+// The body of request n, in the job's prompt shape (prompts.mjs), for JSON and for streams.
+const bodies = { json: bodyMaker(job.prompt, false), stream: bodyMaker(job.prompt, true) }
 
-function body(n, stream) {
-  const messages = [
-    { role: 'system', content: SYSTEM },
-    { role: 'user', content: `${USER} (request ${n})` },
-  ]
-  const payload = { model: 'Qwen/Qwen2.5-7B-Instruct', messages, max_tokens: 256, stream }
-  if (stream) payload.stream_options = { include_usage: true }
-  return JSON.stringify(payload)
-}
+/** The body of request n: built before its clock starts, so a large prompt's JSON.stringify is not timed. */
+const bodyOf = (n, stream) => (stream ? bodies.stream : bodies.json)(FIRST + n)
 
-function send(agent, n, stream, onResponse, onError) {
-  const payload = body(n, stream)
+function send(agent, payload, stream, onResponse, onError) {
   const req = request(
     {
       host: target.hostname,
@@ -90,6 +81,7 @@ async function jsonSeq() {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
   const latencies = []
   const errors = []
+  let bodyChars = 0
   let next = 0
   const total = job.warmup + job.count
   const deadline = performance.now() + HARD_LIMIT_MS
@@ -99,10 +91,12 @@ async function jsonSeq() {
     new Promise((resolve) => {
       const n = next++
       if (n === job.warmup) measuredStart = performance.now()
+      const payload = bodyOf(n, false)
+      if (n >= job.warmup) bodyChars += payload.length
       const t0 = performance.now()
       send(
         agent,
-        n,
+        payload,
         false,
         (res) => {
           let size = 0
@@ -127,7 +121,7 @@ async function jsonSeq() {
   )
   const measuredMs = performance.now() - (measuredStart || started)
   agent.destroy()
-  return { latency: summary(latencies), completed: latencies.length, rate: Math.round((latencies.length / measuredMs) * 1000), errors: errors.length, errorSample: errors.slice(0, 3) }
+  return { latency: summary(latencies), bodyBytes: Math.round(bodyChars / Math.max(1, next - job.warmup)), completed: latencies.length, rate: Math.round((latencies.length / measuredMs) * 1000), errors: errors.length, errorSample: errors.slice(0, 3) }
 }
 
 // ---------- JSON, open loop at a fixed rate ----------
@@ -171,13 +165,14 @@ async function jsonRate() {
         }
         const intended = t0 + k * interval
         const measured = intended - t0 >= warmupMs
+        const payload = bodyOf(k, false)
         const start = performance.now()
         if (measured) lags.push(start - intended)
         inFlight++
         sent++
         send(
           agent,
-          k,
+          payload,
           false,
           (res) => {
             let size = 0
@@ -243,6 +238,7 @@ async function streams() {
   const oneStream = () =>
     new Promise((resolve) => {
       const n = seq++
+      const payload = bodyOf(n, true)
       const sentAt = performance.now()
       let last = -1
       let count = 0
@@ -290,7 +286,7 @@ async function streams() {
       }
       const req = send(
         agent,
-        n,
+        payload,
         true,
         (res) => {
           res.setEncoding('latin1') // the frames are ASCII; latin1 decodes cheapest

@@ -4,6 +4,9 @@
 // Mortar's own functions mapped back to src/ through source maps.
 //
 //   node bench/gateway/profile.mjs [--seconds 8] [--json-concurrency 8] [--streams 200]
+//   node bench/gateway/profile.mjs --sizes [--seconds 5]    one profile per prompt size (sweep.mjs's
+//        cells: stable 340 B … growing 128 KB), sequential JSON requests as the sweep sends them,
+//        ranked by µs per request: results/profile-sizes.md and .json
 //
 // It builds a source-mapped copy of Mortar into node_modules/.cache/mortar-bench-profile (the
 // project's own build, `electron-vite build --sourcemap --outDir …`; out/ is not touched), writes
@@ -18,6 +21,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import WebSocket from 'ws'
 import { startMortar, startUpstream } from './contenders.mjs'
+import { cellName, SWEEP_CELLS } from './sweep.mjs'
 import { ensureBenchDependencies, HERE, log, ROOT, runLoad, sleep, stopProcess } from './lib.mjs'
 
 const { values: opts } = parseArgs({
@@ -28,6 +32,7 @@ const { values: opts } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     top: { type: 'string', default: '25' },
     'analyze-only': { type: 'boolean', default: false },
+    sizes: { type: 'boolean', default: false },
   },
 })
 const SECONDS = Number(opts.seconds)
@@ -35,52 +40,84 @@ const TOP = Number(opts.top)
 const BUILD = join(ROOT, 'node_modules', '.cache', 'mortar-bench-profile')
 const PROFILES = join(HERE, 'results', 'profiles')
 
+const REPORT = opts.sizes ? 'profile-sizes' : 'profile'
 let runs
 if (opts['analyze-only']) {
   // Re-rank the profiles of the last run (e.g. with another --top), without running anything.
-  const last = JSON.parse(readFileSync(join(HERE, 'results', 'profile.json'), 'utf8'))
+  const last = JSON.parse(readFileSync(join(HERE, 'results', `${REPORT}.json`), 'utf8'))
   runs = Object.fromEntries(Object.entries(last).map(([name, r]) => [name, { file: join(ROOT, r.profile), load: r.load, window: r.window }]))
 } else {
-  runs = await profileAll()
+  runs = opts.sizes ? await profileSizes() : await profileAll()
 }
 
-async function profileAll() {
-  ensureBenchDependencies()
+function buildProfiled() {
   if (!opts['no-build'] || !existsSync(join(BUILD, 'main', 'cli.js'))) {
     log(`Building a source-mapped Mortar into ${relative(ROOT, BUILD)}…`)
     execFileSync('npx', ['electron-vite', 'build', '--sourcemap', '--outDir', BUILD], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
   }
   mkdirSync(PROFILES, { recursive: true })
+}
+
+/** Run Mortar under --cpu-prof for `load` (after `warm`), keep the profile and the load's window. */
+async function profileMortar(upstream, logDir, name, warm, load) {
+  const dir = mkdtempSync(join(tmpdir(), `mortar-cpuprof-${name}-`))
+  const mortar = await startMortar(upstream, {
+    logDir,
+    name: `mortar-${name}`,
+    cli: join(BUILD, 'main', 'cli.js'),
+    nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '250'],
+  })
+  const job = { url: mortar.url, headers: mortar.headers, deltas: 64, intervalMs: 20, lateMs: 10 }
+  await warm(job)
+  log(`profiling Mortar under ${name} for ${SECONDS} s…`)
+  // The window of the measured load on the profile's clock (V8's and hrtime are both CLOCK_MONOTONIC,
+  // in µs): start-up (tokenizer loading, module compilation) and warm-up fall outside and are left out.
+  const fromUs = Number(process.hrtime.bigint() / 1000n)
+  const result = await load(job)
+  const toUs = Number(process.hrtime.bigint() / 1000n)
+  await stopProcess(mortar.proc, 10_000)
+  rmSync(mortar.home, { recursive: true, force: true })
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
+  if (file === undefined) throw new Error(`no .cpuprofile written in ${dir} (did Mortar exit cleanly?)`)
+  const target = join(PROFILES, `mortar-${name}.cpuprofile`)
+  writeFileSync(target, readFileSync(join(dir, file)))
+  rmSync(dir, { recursive: true, force: true })
+  return { file: target, load: result, window: { fromUs, toUs } }
+}
+
+/** One profile per sweep cell: sequential JSON requests of that prompt shape and size. */
+async function profileSizes() {
+  ensureBenchDependencies()
+  buildProfiled()
   const logDir = mkdtempSync(join(tmpdir(), 'mortar-profile-logs-'))
   const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
-
-  async function profileUnder(name, load) {
-    const dir = mkdtempSync(join(tmpdir(), `mortar-cpuprof-${name}-`))
-    const mortar = await startMortar(upstream, {
+  const out = {}
+  for (const [index, cell] of SWEEP_CELLS.entries()) {
+    const prompt = { shape: cell.shape, bytes: cell.bytes }
+    const name = cellName(cell).replace(/ /g, '-')
+    out[name] = await profileMortar(
+      upstream,
       logDir,
-      name: `mortar-${name}`,
-      cli: join(BUILD, 'main', 'cli.js'),
-      nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '250'],
-    })
-    const job = { url: mortar.url, headers: mortar.headers, deltas: 64, intervalMs: 20, lateMs: 10 }
-    // Warm up first (JIT), so the profile shows the steady state.
+      name,
+      (job) => runLoad({ ...job, kind: 'json-seq', concurrency: 1, warmup: 0, count: 200, prompt, first: (index + 1) * 10_000_000 }),
+      (job) => runLoad({ ...job, kind: 'json-seq', concurrency: 1, warmup: 0, count: 1_000_000, hardLimitMs: SECONDS * 1000, prompt, first: (index + 1) * 10_000_000 + 96_000 }),
+    )
+  }
+  await stopProcess(upstream.proc)
+  return out
+}
+
+async function profileAll() {
+  ensureBenchDependencies()
+  buildProfiled()
+  const logDir = mkdtempSync(join(tmpdir(), 'mortar-profile-logs-'))
+  const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
+  // Warm up first (JIT), so the profile shows the steady state.
+  const warm = async (job) => {
     await runLoad({ ...job, kind: 'json-seq', concurrency: 4, warmup: 0, count: 1500 })
     await runLoad({ ...job, kind: 'stream', concurrency: 20, durationMs: 1500, rampMs: 200 })
-    log(`profiling Mortar under ${name} load for ${SECONDS} s…`)
-    // The window of the measured load on the profile's clock (V8's and hrtime are both CLOCK_MONOTONIC,
-    // in µs): start-up (tokenizer loading, module compilation) and warm-up fall outside and are left out.
-    const fromUs = Number(process.hrtime.bigint() / 1000n)
-    const result = await load(job)
-    const toUs = Number(process.hrtime.bigint() / 1000n)
-    await stopProcess(mortar.proc, 10_000)
-    rmSync(mortar.home, { recursive: true, force: true })
-    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
-    if (file === undefined) throw new Error(`no .cpuprofile written in ${dir} (did Mortar exit cleanly?)`)
-    const target = join(PROFILES, `mortar-${name}.cpuprofile`)
-    writeFileSync(target, readFileSync(join(dir, file)))
-    rmSync(dir, { recursive: true, force: true })
-    return { file: target, load: result, window: { fromUs, toUs } }
   }
+  const profileUnder = (name, load) => profileMortar(upstream, logDir, name, warm, load)
 
   const result = {
     json: await profileUnder('json', (job) =>
@@ -242,6 +279,7 @@ function analyze(file, window) {
     busyS: Math.round(busy / 1e4) / 100,
     idlePct: Math.round((idle / total) * 1000) / 10,
     groups: [...groups.entries()].map(([group, us]) => ({ group, selfPct: pct(us), selfMs: Math.round(us / 1000) })).sort((a, b) => b.selfMs - a.selfMs),
+    allFunctions: functions.filter((f) => f.inclusiveUs > 0).map((f) => ({ name: f.name, where: f.line ? `${f.file}:${f.line}` : f.file, inclusivePct: pct(f.inclusiveUs) })),
     topSelf: functions.slice(0, TOP).map((f) => ({ name: f.name, where: f.line ? `${f.file}:${f.line}` : f.file, group: f.group, selfPct: pct(f.selfUs), inclusivePct: pct(f.inclusiveUs) })),
     mortarInclusive: functions
       .filter((f) => f.group.startsWith('Mortar'))
@@ -287,32 +325,72 @@ function analyzeAllocations(file, requests) {
 }
 
 const report = {}
-const md = [`Profiles of Mortar (\`node bench/gateway/profile.mjs\`, ${new Date().toISOString()}, Node ${process.version}). Percentages are of Mortar's busy (non-idle) CPU time.`, '']
-for (const [name, run] of Object.entries(runs).filter(([n]) => n !== 'alloc')) {
-  const a = analyze(run.file, run.window)
-  report[name] = { ...a, profile: relative(ROOT, run.file), window: run.window, load: run.load }
-  const l = run.load
-  md.push(`### Under ${name === 'json' ? `JSON load (${opts['json-concurrency']} clients, closed loop)` : `stream load (${opts.streams} concurrent streams)`}`)
+const md = [`Profiles of Mortar (\`node bench/gateway/profile.mjs${opts.sizes ? ' --sizes' : ''}\`, ${new Date().toISOString()}, Node ${process.version}). Percentages are of Mortar's busy (non-idle) CPU time.`, '']
+if (opts.sizes) renderSizes()
+else renderLoads()
+
+function renderLoads() {
+  for (const [name, run] of Object.entries(runs).filter(([n]) => n !== 'alloc')) {
+    const a = analyze(run.file, run.window)
+    report[name] = { ...a, profile: relative(ROOT, run.file), window: run.window, load: run.load }
+    const l = run.load
+    md.push(`### Under ${name === 'json' ? `JSON load (${opts['json-concurrency']} clients, closed loop)` : `stream load (${opts.streams} concurrent streams)`}`)
+    md.push('')
+    md.push(
+      name === 'json'
+        ? `Load: ${l.completed} requests, ${l.rate} req/s, p50 ${l.latency.p50} ms. `
+        : `Load: ${l.streams} streams, ${l.frames} deltas, ${l.lostStreams} lost, TTFT p50 ${l.ttft.p50} ms. `,
+    )
+    md.push(`Profile of ${a.counted}: ${a.durationS} s, ${a.busyS} s busy (${a.idlePct}% idle). File: \`${relative(ROOT, run.file)}\`.`)
+    md.push('')
+    md.push('| self time by origin | % of busy |')
+    md.push('|---|---:|')
+    for (const g of a.groups.slice(0, 18)) md.push(`| ${g.group} | ${g.selfPct} |`)
+    md.push('')
+    md.push('| top functions by self time | where | self % | incl. % |')
+    md.push('|---|---|---:|---:|')
+    for (const f of a.topSelf) md.push(`| \`${f.name}\` | ${f.where} | ${f.selfPct} | ${f.inclusivePct} |`)
+    md.push('')
+    md.push('| Mortar functions by inclusive time | where | self % | incl. % |')
+    md.push('|---|---|---:|---:|')
+    for (const f of a.mortarInclusive) md.push(`| \`${f.name}\` | ${f.where} | ${f.selfPct} | ${f.inclusivePct} |`)
+    md.push('')
+  }
+}
+
+/**
+ * The sizes report: for each cell, Mortar's busy CPU per request, then one table of Mortar's
+ * functions (inclusive µs per request) across the cells — what grows with the prompt.
+ */
+function renderSizes() {
+  const perRequest = {}
+  for (const [name, run] of Object.entries(runs)) {
+    const a = analyze(run.file, run.window)
+    const requests = Math.max(1, run.load.completed)
+    report[name] = { ...a, profile: relative(ROOT, run.file), window: run.window, load: run.load, busyUsPerRequest: Math.round((a.busyS * 1e6) / requests) }
+    perRequest[name] = { requests, busyUs: report[name].busyUsPerRequest, fns: new Map(a.allFunctions.map((f) => [`${f.name} ${f.where}`, (f.inclusivePct / 100) * report[name].busyUsPerRequest])) }
+  }
+  const names = Object.keys(perRequest)
+  md.push('Each cell: Mortar alone under sequential JSON requests of one prompt shape and size (sweep.mjs), for the given seconds after a warm-up. µs are CPU per request (busy samples ÷ requests).')
   md.push('')
-  md.push(
-    name === 'json'
-      ? `Load: ${l.completed} requests, ${l.rate} req/s, p50 ${l.latency.p50} ms. `
-      : `Load: ${l.streams} streams, ${l.frames} deltas, ${l.lostStreams} lost, TTFT p50 ${l.ttft.p50} ms. `,
-  )
-  md.push(`Profile of ${a.counted}: ${a.durationS} s, ${a.busyS} s busy (${a.idlePct}% idle). File: \`${relative(ROOT, run.file)}\`.`)
+  md.push(`| | ${names.join(' | ')} |`)
+  md.push(`|---|${names.map(() => '---:').join('|')}|`)
+  md.push(`| requests | ${names.map((n) => perRequest[n].requests).join(' | ')} |`)
+  md.push(`| mean body | ${names.map((n) => `${Math.round((runs[n].load.bodyBytes ?? 0) / 102.4) / 10} KB`).join(' | ')} |`)
+  md.push(`| busy µs per request | ${names.map((n) => perRequest[n].busyUs).join(' | ')} |`)
+  const keys = new Set()
+  for (const n of names) for (const f of report[n].mortarInclusive.slice(0, 14)) keys.add(`${f.name} ${f.where}`)
+  const rows = [...keys].map((k) => ({ k, values: names.map((n) => perRequest[n].fns.get(k) ?? 0) })).sort((x, y) => Math.max(...y.values) - Math.max(...x.values))
+  for (const { k, values } of rows) md.push(`| \`${k.split(' ')[0]}\` ${k.split(' ').slice(1).join(' ')} | ${values.map((v) => Math.round(v)).join(' | ')} |`)
   md.push('')
-  md.push('| self time by origin | % of busy |')
-  md.push('|---|---:|')
-  for (const g of a.groups.slice(0, 18)) md.push(`| ${g.group} | ${g.selfPct} |`)
-  md.push('')
-  md.push('| top functions by self time | where | self % | incl. % |')
-  md.push('|---|---|---:|---:|')
-  for (const f of a.topSelf) md.push(`| \`${f.name}\` | ${f.where} | ${f.selfPct} | ${f.inclusivePct} |`)
-  md.push('')
-  md.push('| Mortar functions by inclusive time | where | self % | incl. % |')
-  md.push('|---|---|---:|---:|')
-  for (const f of a.mortarInclusive) md.push(`| \`${f.name}\` | ${f.where} | ${f.selfPct} | ${f.inclusivePct} |`)
-  md.push('')
+  for (const n of names) {
+    md.push(`### ${n}: top functions by self time`)
+    md.push('')
+    md.push('| function | where | self % | incl. % |')
+    md.push('|---|---|---:|---:|')
+    for (const f of report[n].topSelf.slice(0, 12)) md.push(`| \`${f.name}\` | ${f.where} | ${f.selfPct} | ${f.inclusivePct} |`)
+    md.push('')
+  }
 }
 if (runs.alloc) {
   const a = analyzeAllocations(runs.alloc.file, runs.alloc.load.completed)
@@ -337,8 +415,9 @@ if (runs.alloc) {
   for (const f of a.mortarInclusive) md.push(`| \`${f.name}\` | ${f.where} | ${f.pct} | ${f.perRequestKb} |`)
   md.push('')
 }
-writeFileSync(join(HERE, 'results', 'profile.json'), JSON.stringify(report, null, 2) + '\n')
-writeFileSync(join(HERE, 'results', 'profile.md'), md.join('\n') + '\n')
+for (const r of Object.values(report)) delete r.allFunctions
+writeFileSync(join(HERE, 'results', `${REPORT}.json`), JSON.stringify(report, null, 2) + '\n')
+writeFileSync(join(HERE, 'results', `${REPORT}.md`), md.join('\n') + '\n')
 process.stdout.write(md.join('\n') + '\n')
-log(`Wrote bench/gateway/results/profile.md and profile.json; profiles in ${relative(ROOT, PROFILES)}/`)
+log(`Wrote bench/gateway/results/${REPORT}.md and ${REPORT}.json; profiles in ${relative(ROOT, PROFILES)}/`)
 process.exit(0)

@@ -1,21 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { LABELS } from './contenders.mjs'
+import { median, ms, mb, ratio, mark } from './format.mjs'
 import { ROOT } from './lib.mjs'
+import { renderSweep, renderWitness } from './report-sweep.mjs'
 
 // Turns a results object (run.mjs) into the markdown tables printed and put in docs/benchmark.md.
 // "Added" is always contender − direct, from the same run; ratios compare added numbers.
-
-const median = (xs) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b)
-  if (s.length === 0) return undefined
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-const ms = (v) => (v === undefined || v === null || !Number.isFinite(v) ? '—' : v.toFixed(2))
-const mb = (v) => (v === undefined || v === null ? '—' : v.toFixed(0))
-const ratio = (a, b) => (a === undefined || b === undefined || !(b > 0.005) ? 'n/a' : `${(a / b).toFixed(2)}×`)
-const mark = (ok) => (ok === undefined ? '—' : ok ? '**met**' : '**not met**')
 
 /** Derived numbers: what the tables show and what the targets are judged on. */
 export function derive(results) {
@@ -151,7 +142,7 @@ export function renderMarkdown(results) {
       for (const x of Object.values(v)) walk(x)
     }
   }
-  walk({ seq: results.seq, rates: results.rates, throughput: results.throughput, streamLight: results.streamLight, streamLevels: results.streamLevels })
+  walk({ seq: results.seq, rates: results.rates, throughput: results.throughput, streamLight: results.streamLight, streamLevels: results.streamLevels, witness: results.witness, sweep: results.sweep })
   if (foreign.length) {
     const over = foreign.filter((f) => f > (meta.foreignCpuLimit ?? 0.25)).length
     lines.push(
@@ -161,6 +152,11 @@ export function renderMarkdown(results) {
   }
   for (const [id, note] of Object.entries(meta.notes ?? {})) lines.push(`\n**${label[id]} failed verification:** ${note}`)
   lines.push('')
+  if (!(results.seq?.direct?.length > 0)) {
+    // Only the witness and sweep sections ran (--sections).
+    lines.push(...renderWitness(results), ...renderSweep(results))
+    return lines.join('\n')
+  }
 
   // ---- summary with ratios ----
   const cols = others.map((id) => label[id])
@@ -243,6 +239,7 @@ export function renderMarkdown(results) {
     )
   }
   lines.push('')
+  lines.push(...renderWitness(results), ...renderSweep(results))
   return lines.join('\n')
 }
 

@@ -6,14 +6,15 @@
 //   node bench/gateway/run.mjs --quick    quick run (~2 min): results/quick.json, docs untouched
 //
 // Options: --only direct,bare,mortar,mortar-capture-off,portkey   --rebuild (npm run build first)   --no-docs
-//          --no-autocannon   --out FILE
+//          --no-autocannon   --out FILE   --sections main,witness,sweep (all three unless named)
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
-import { CONTENDERS, direct, startBare, startMortar, startPortkey, startUpstream } from './contenders.mjs'
+import { CONTENDERS, direct, PAIR_CONTENDERS, startBare, startMortar, startPair, startPortkey, startUpstream } from './contenders.mjs'
 import { cpuSnapshot, ensureBenchDependencies, ensureMortarBuild, foreignCores, HERE, log, machineFacts, ROOT, rssMb, runAutocannon, runLoad, sleep, stopProcess, waitForQuiet } from './lib.mjs'
 import { renderMarkdown, updateDocs } from './report.mjs'
+import { runSweep, runWitness } from './sweep.mjs'
 
 const { values: opts } = parseArgs({
   options: {
@@ -23,8 +24,10 @@ const { values: opts } = parseArgs({
     'no-docs': { type: 'boolean', default: false },
     'no-autocannon': { type: 'boolean', default: false },
     out: { type: 'string' },
+    sections: { type: 'string', default: 'main,witness,sweep' },
   },
 })
+const sections = new Set(opts.sections.split(','))
 
 const FULL = {
   seqRounds: 3,
@@ -38,6 +41,8 @@ const FULL = {
   streamLight: { concurrency: 20, durationMs: 4000, rounds: 3 },
   streamLevels: [100, 250, 500, 1000],
   streamLevelMs: 4000,
+  witness: { rounds: 3, warmup: 300, count: 1500 },
+  sweep: { warmup: 100, count: 800, streams: 8, streamMs: 2500 },
 }
 const QUICK = {
   seqRounds: 1,
@@ -51,8 +56,11 @@ const QUICK = {
   streamLight: { concurrency: 20, durationMs: 2000, rounds: 1 },
   streamLevels: [250, 1000],
   streamLevelMs: 2000,
+  witness: { rounds: 1, warmup: 150, count: 600 },
+  sweep: { warmup: 50, count: 250, streams: 8, streamMs: 1500 },
 }
-const P = opts.quick ? QUICK : FULL
+const P = { ...(opts.quick ? QUICK : FULL) }
+if (!sections.has('main')) Object.assign(P, { seqRounds: 0, fixedRates: [], ladderRates: [], streamLight: { ...P.streamLight, rounds: 0 }, streamLevels: [] })
 const DELTAS = 64
 const INTERVAL_MS = 20
 const LATE_MS = 10
@@ -78,14 +86,24 @@ if (ids.includes('mortar-capture-off')) {
   contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
 }
 if (ids.includes('portkey')) contenders.portkey = await startPortkey(upstream, { logDir })
-log(`Started: ${ids.map((id) => `${id} (pid ${contenders[id].proc.pid})`).join(', ')}`)
+const pairIds = []
+if (sections.has('witness')) {
+  // The independent harness's topology: fake server and bare proxy in one process, a Mortar of its own.
+  const pair = await startPair({ logDir, deltas: DELTAS, intervalMs: INTERVAL_MS })
+  contenders['direct-1p'] = pair.direct
+  contenders['bare-1p'] = pair.bare
+  contenders['mortar-1p'] = await startMortar(pair.upstream, { logDir, name: 'mortar-1p', id: 'mortar-1p' })
+  pairIds.push(...PAIR_CONTENDERS)
+}
+const allIds = [...ids, ...pairIds]
+log(`Started: ${allIds.map((id) => `${id} (pid ${contenders[id].proc.pid})`).join(', ')}`)
 
 const job = (c, extra) => ({ url: c.url, headers: c.headers, deltas: DELTAS, intervalMs: INTERVAL_MS, lateMs: LATE_MS, ...extra })
 
 // ---------- verify: every contender must give the right answer before it is timed ----------
 const EXPECTED_TEXT = Array.from({ length: DELTAS }, (_, i) => ` t${i}`).join('')
 const notes = {}
-for (const id of ids) {
+for (const id of allIds) {
   const c = contenders[id]
   const res = await fetch(c.url, {
     method: 'POST',
@@ -102,6 +120,7 @@ for (const id of ids) {
 }
 const jsonIds = ids.filter((id) => contenders[id].jsonOk)
 const streamIds = ids.filter((id) => contenders[id].streamOk)
+const pairJsonIds = pairIds.filter((id) => contenders[id].jsonOk)
 if (!contenders.direct.jsonOk || !contenders.direct.streamOk) throw new Error('the fake model server itself failed verification')
 
 // ---------- RSS: idle after a warm-up, peak under each contender's own load, after ----------
@@ -113,6 +132,7 @@ const sampler = setInterval(() => {
   const mb = rssMb(contenders[active].proc.pid)
   if (mb === undefined) return
   const r = rss[active]
+  if (r === undefined) return
   r.peak = Math.max(r.peak, mb)
   r.peakByPhase[phase] = Math.max(r.peakByPhase[phase] ?? 0, mb)
 }, 100)
@@ -129,7 +149,7 @@ const RETRIES = opts.quick ? 1 : 2
 let extraBudgetMs = opts.quick ? 30_000 : 180_000
 const retried = []
 async function measure(id, phaseName, load) {
-  const pids = [...new Set([contenders[id].proc.pid, upstream.proc.pid])]
+  const pids = [...new Set([contenders[id].proc.pid, (contenders[id].upstreamProc ?? upstream.proc).pid])]
   let best
   for (let attempt = 0; attempt <= RETRIES; attempt++) {
     const quiet = await waitForQuiet(pids, { windowMs: opts.quick ? 200 : 400, maxWaitMs: Math.max(0, Math.min(opts.quick ? 5000 : 15_000, extraBudgetMs)) })
@@ -160,6 +180,7 @@ async function measure(id, phaseName, load) {
 }
 
 log('Warming up (JIT, connection pools)…')
+for (const id of pairJsonIds) await runLoad(job(contenders[id], { kind: 'json-seq', warmup: 0, count: opts.quick ? 600 : 1000, concurrency: 4 }))
 for (const id of jsonIds) await runLoad(job(contenders[id], { kind: 'json-seq', warmup: 0, count: opts.quick ? 600 : 1000, concurrency: 4 }))
 for (const id of streamIds) await runLoad(job(contenders[id], { kind: 'stream', concurrency: 20, durationMs: opts.quick ? 800 : 1500, rampMs: 200 }))
 await sleep(opts.quick ? 800 : 1500)
@@ -206,7 +227,7 @@ function heldAt(r, d, isDirect) {
 
 // ---------- 3. Closed-loop throughput (autocannon, 16 connections, fixed body) ----------
 const throughput = {}
-if (!opts['no-autocannon']) {
+if (!opts['no-autocannon'] && sections.has('main')) {
   const body = JSON.stringify({ model: 'Qwen/Qwen2.5-7B-Instruct', messages: [{ role: 'user', content: 'throughput' }], stream: false, max_tokens: 256 })
   for (const id of jsonIds) {
     log(`autocannon -c 16 -d ${P.autocannonS}: ${id}`)
@@ -239,14 +260,23 @@ for (const level of P.streamLevels) {
   }
 }
 
+// ---------- 6. The independent harness's request, in its topology and in ours ----------
+const loadJob = (c, extra) => runLoad(job(c, extra))
+const witnessIds = sections.has('witness') ? [...pairJsonIds, ...['direct', 'bare', 'mortar'].filter((id) => jsonIds.includes(id))] : []
+const witness = witnessIds.length ? await runWitness({ contenders, ids: witnessIds, measure, job: loadJob, P: P.witness, log }) : undefined
+
+// ---------- 7. The prompt-size sweep: stable prefix and growing agent history ----------
+const sweep = sections.has('sweep') ? await runSweep({ contenders, jsonIds, streamIds, measure, job: loadJob, P: P.sweep, log }) : undefined
+
 clearInterval(sampler)
 await sleep(3000)
 for (const id of ids) rss[id].after = rssMb(contenders[id].proc.pid)
 
 // ---------- stop everything ----------
-for (const id of ids.filter((i) => i !== 'direct')) await stopProcess(contenders[id].proc)
+for (const id of allIds.filter((i) => !i.startsWith('direct') && i !== 'bare-1p')) await stopProcess(contenders[id].proc)
 await stopProcess(upstream.proc)
-for (const id of ids) if (contenders[id].home) rmSync(contenders[id].home, { recursive: true, force: true }) // Mortar's keys.json
+if (contenders['direct-1p']) await stopProcess(contenders['direct-1p'].proc)
+for (const id of allIds) if (contenders[id].home) rmSync(contenders[id].home, { recursive: true, force: true }) // Mortar's keys.json
 
 // ---------- results ----------
 const results = {
@@ -269,6 +299,8 @@ const results = {
   streamLight,
   streamLevels,
   rss,
+  witness,
+  sweep,
 }
 const outFile = opts.out ?? join(HERE, 'results', opts.quick ? 'quick.json' : 'latest.json')
 mkdirSync(join(outFile, '..'), { recursive: true })

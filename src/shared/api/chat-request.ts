@@ -17,14 +17,15 @@ export const MAX_TOOLS = 128
 export const MAX_TOOL_CALLS = 128
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
 
-const optional = <T extends z.ZodType>(schema: T) =>
+/** An optional field that also takes `null` as absent. */
+export const optional = <T extends z.ZodType>(schema: T) =>
   schema
     .nullish()
     .transform((v) => v ?? undefined)
     .optional()
 
 // Not zod's .int(): that also caps the value at 2^53, and a larger max_tokens is valid (planning lowers it).
-const positiveWholeNumber = z
+export const positiveWholeNumber = z
   .number({ error: 'must be a positive whole number' })
   .refine((n) => Number.isInteger(n) && n > 0, { error: 'must be a positive whole number' })
 

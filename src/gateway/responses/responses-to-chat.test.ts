@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest'
+import { parseResponsesRequest, type ResponsesRequest } from '../../shared/api/responses-request'
+import { responsesToChat } from './responses-to-chat'
+
+function request(body: Record<string, unknown>): ResponsesRequest {
+  const parsed = parseResponsesRequest(body)
+  if (!parsed.ok) throw new Error(parsed.issue.message)
+  return parsed.request
+}
+
+describe('a Responses request as a chat completion', () => {
+  it('puts instructions first as the system message, and developer messages as system ones', () => {
+    const chat = responsesToChat(
+      request({ instructions: 'Be brief.', input: [{ role: 'developer', content: 'Use tools.' }, { role: 'user', content: 'Hi' }] }),
+    )
+    expect(chat.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'system', content: 'Use tools.' },
+      { role: 'user', content: 'Hi' },
+    ])
+  })
+
+  it('keeps a multi-turn conversation in order', () => {
+    const chat = responsesToChat(
+      request({
+        input: [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: [{ type: 'output_text', text: 'two' }] },
+          { role: 'user', content: 'three' },
+        ],
+      }),
+    )
+    expect(chat.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'one'],
+      ['assistant', 'two'],
+      ['user', 'three'],
+    ])
+  })
+
+  it('joins calls to the assistant message before them, and makes results tool messages; reasoning is dropped', () => {
+    const chat = responsesToChat(
+      request({
+        input: [
+          { role: 'user', content: 'weather?' },
+          { type: 'reasoning', id: 'rs_1', summary: [] },
+          { role: 'assistant', content: 'Let me look.' },
+          { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' },
+          { type: 'function_call', call_id: 'c2', name: 'weather', arguments: '{"city":"Rome"}' },
+          { type: 'function_call_output', call_id: 'c1', output: '18' },
+          { type: 'function_call_output', call_id: 'c2', output: '25' },
+          { type: 'function_call', call_id: 'c3', name: 'weather', arguments: '{}' },
+        ],
+      }),
+    )
+    expect(chat.messages).toEqual([
+      { role: 'user', content: 'weather?' },
+      {
+        role: 'assistant',
+        content: 'Let me look.',
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+          { id: 'c2', type: 'function', function: { name: 'weather', arguments: '{"city":"Rome"}' } },
+        ],
+      },
+      { role: 'tool', content: '18', tool_call_id: 'c1' },
+      { role: 'tool', content: '25', tool_call_id: 'c2' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c3', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+    ])
+  })
+
+  it('turns function tools into chat tools, and the tool choice into chat’s', () => {
+    const tools = [
+      { type: 'function', name: 'a', description: 'A', parameters: { type: 'object' }, strict: true },
+      { type: 'function', name: 'b' },
+      { type: 'web_search' },
+    ]
+    const named = responsesToChat(request({ input: 'x', tools, tool_choice: { type: 'function', name: 'b' }, parallel_tool_calls: false }))
+    expect(named.tools).toEqual([
+      { type: 'function', function: { name: 'a', description: 'A', parameters: { type: 'object' }, strict: true } },
+      { type: 'function', function: { name: 'b' } },
+    ])
+    expect(named.toolChoice).toEqual({ type: 'function', function: { name: 'b' } })
+    expect(named.parallelToolCalls).toBe(false)
+
+    const allowed = responsesToChat(request({ input: 'x', tools, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }] } }))
+    expect(allowed.tools.map((t) => t.function.name)).toEqual(['b'])
+    expect(allowed.toolChoice).toBe('required')
+  })
+
+  it('sends no tools and no choice when only tools the API’s own server runs were given', () => {
+    const chat = responsesToChat(request({ input: 'x', tools: [{ type: 'web_search' }], tool_choice: 'auto', parallel_tool_calls: true }))
+    expect(chat).toMatchObject({ tools: [], toolChoice: undefined, parallelToolCalls: undefined })
+  })
+
+  it('maps max_output_tokens, stream, sampling, text.format and reasoning effort', () => {
+    const chat = responsesToChat(
+      request({
+        input: 'x',
+        stream: true,
+        max_output_tokens: 32,
+        temperature: 0.5,
+        top_p: 0.9,
+        reasoning: { effort: 'low', summary: 'auto' },
+        text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true } },
+      }),
+    )
+    expect(chat).toMatchObject({ stream: true, maxTokens: 32 })
+    expect(chat.extraFields).toEqual({
+      temperature: 0.5,
+      top_p: 0.9,
+      reasoning_effort: 'low',
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
+    })
+    expect(responsesToChat(request({ input: 'x', text: { format: { type: 'text' } } })).extraFields).toEqual({})
+  })
+})

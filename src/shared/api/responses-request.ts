@@ -1,0 +1,333 @@
+import { z } from 'zod'
+import { DEFAULT_MODEL_ID, MAX_MESSAGES, MAX_TOOLS, optional, positiveWholeNumber, TOOL_NAME_PATTERN } from './chat-request'
+import { firstIssue, invalidFieldMessage } from './first-issue'
+
+/**
+ * The request contract of POST /v1/responses (OpenAI's Responses API), as far as Mortar serves it:
+ * text in and out, function tools, their calls and results. What it does with the rest is in
+ * docs/responses.md. Types are inferred from these schemas; unknown fields are stripped from the
+ * parsed body (a model server that speaks the API natively gets the body as sent).
+ *
+ * Optional fields accept `null` as "absent", as the API does.
+ */
+
+export const MAX_INPUT_ITEMS = MAX_MESSAGES
+
+const text = z.string({ error: 'must be a string' })
+
+/**
+ * A message's content: a string, or parts of which the text ones count (`input_text`,
+ * `output_text`, a `refusal`'s words). Images, files and audio are dropped, as chat completions
+ * drops them: the models Mortar fronts read text.
+ */
+const partText = (part: unknown): string | undefined => {
+  if (typeof part !== 'object' || part === null) return undefined
+  const { type, text: partText, refusal } = part as { type?: unknown; text?: unknown; refusal?: unknown }
+  if ((type === 'input_text' || type === 'output_text' || type === 'text') && typeof partText === 'string') return partText
+  if (type === 'refusal' && typeof refusal === 'string') return refusal
+  return undefined
+}
+
+const contentSchema = z.union(
+  [
+    z.string(),
+    z.array(z.unknown()).transform((parts) =>
+      parts
+        .map(partText)
+        .filter((piece): piece is string => piece !== undefined)
+        .join('\n'),
+    ),
+  ],
+  { error: 'must be a string or an array of content parts' },
+)
+
+const messageItem = z.object({
+  type: z.literal('message').optional(),
+  role: z.enum(['user', 'assistant', 'system', 'developer'], {
+    error: "must be one of 'user', 'assistant', 'system' or 'developer'",
+  }),
+  content: contentSchema,
+})
+
+const functionCallItem = z.object({
+  type: z.literal('function_call'),
+  call_id: text,
+  name: text,
+  arguments: z.string({ error: 'must be a string of JSON text' }),
+})
+
+const functionCallOutputItem = z.object({
+  type: z.literal('function_call_output'),
+  call_id: text,
+  output: contentSchema,
+})
+
+/** Reasoning the model did in an earlier turn. Chat completions has no place for it: it is dropped. */
+const reasoningItem = z.object({ type: z.literal('reasoning') })
+
+/**
+ * A reference to an item the server stored. Mortar stores none; a reference to reasoning (`rs_…`,
+ * which the AI SDK sends for its earlier turns) is dropped like reasoning itself, any other is
+ * refused, saying to send the item whole.
+ */
+const itemReference = z.object({ type: z.literal('item_reference'), id: text })
+
+const SERVED_ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference']
+
+const inputItem = z.unknown().transform((item, ctx): ResponsesInputItem | typeof z.NEVER => {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    ctx.addIssue({ code: 'custom', message: 'must be an object' })
+    return z.NEVER
+  }
+  const type = (item as { type?: unknown }).type ?? 'message'
+  const schema =
+    type === 'message'
+      ? messageItem
+      : type === 'function_call'
+        ? functionCallItem
+        : type === 'function_call_output'
+          ? functionCallOutputItem
+          : type === 'reasoning'
+            ? reasoningItem
+            : type === 'item_reference'
+              ? itemReference
+              : undefined
+  if (schema === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['type'],
+      message: `is ${JSON.stringify(type)}, which Mortar does not serve: input items are ${SERVED_ITEM_TYPES.map((t) => `'${t}'`).join(', ')}`,
+    })
+    return z.NEVER
+  }
+  const parsed = schema.safeParse(item)
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+    return z.NEVER
+  }
+  const value = parsed.data
+  if (value.type === 'item_reference' && !value.id.startsWith('rs_')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['id'],
+      message:
+        'refers to a stored item, and Mortar stores none: send the item itself (with the AI SDK, providerOptions.openai.store: false)',
+    })
+    return z.NEVER
+  }
+  return { ...value, type: value.type ?? 'message' } as ResponsesInputItem
+})
+
+const functionTool = z.object(
+  {
+    type: z.literal('function'),
+    name: z
+      .string({ error: 'must be a string' })
+      .regex(TOOL_NAME_PATTERN, { error: 'must be 1 to 64 letters, digits, underscores or dashes' }),
+    description: optional(text),
+    parameters: optional(z.record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' })),
+    strict: optional(z.boolean({ error: 'must be a boolean' })),
+  },
+  { error: 'must be an object' },
+)
+
+/**
+ * Tools: function tools are served; any other kind (web_search, file_search, namespace, custom,
+ * local_shell…) is a tool the API's own server runs, which neither the scripted model nor a chat
+ * model server has. They are left out of what the model sees rather than refused, because agents
+ * such as Codex CLI always send a few (web_search among them) and work without them.
+ */
+const toolSchema = z.unknown().transform((tool, ctx): ResponsesFunctionTool | { type: string; ignored: true } | typeof z.NEVER => {
+  if (typeof tool !== 'object' || tool === null || typeof (tool as { type?: unknown }).type !== 'string') {
+    ctx.addIssue({ code: 'custom', message: 'must be an object with a `type`' })
+    return z.NEVER
+  }
+  const type = (tool as { type: string }).type
+  if (type !== 'function') return { type, ignored: true }
+  const parsed = functionTool.safeParse(tool)
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+    return z.NEVER
+  }
+  return parsed.data
+})
+
+const toolChoiceSchema = z.union(
+  [
+    z.enum(['auto', 'none', 'required']),
+    z.object({ type: z.literal('function'), name: text }),
+    z.object({
+      type: z.literal('allowed_tools'),
+      mode: z.enum(['auto', 'required'], { error: "must be 'auto' or 'required'" }),
+      tools: z.array(z.object({ type: z.string(), name: z.string().optional() }).loose(), { error: 'must be an array' }),
+    }),
+  ],
+  {
+    error:
+      "must be 'auto', 'none', 'required', {\"type\": \"function\", \"name\": …} or {\"type\": \"allowed_tools\", …}: Mortar serves function tools only",
+  },
+)
+
+const textFormatSchema = z.union([
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({
+    type: z.literal('json_schema'),
+    name: optional(text),
+    schema: z.record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' }),
+    description: optional(text),
+    strict: optional(z.boolean({ error: 'must be a boolean' })),
+  }),
+])
+
+export const responsesRequestSchema = z
+  .object(
+    {
+      model: optional(text),
+      // A string is one user message; taking it as that list before validating keeps an item's
+      // problem named at its place (`input[2].call_id`) instead of at a union's `input`.
+      input: z.preprocess(
+        (input) => (typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input),
+        z
+          .array(inputItem, { error: 'is required: a string or an array of input items' })
+          .max(MAX_INPUT_ITEMS, { error: `must have at most ${MAX_INPUT_ITEMS} items` }),
+      ),
+      instructions: optional(text),
+      stream: optional(z.boolean({ error: 'must be a boolean' })),
+      store: optional(z.boolean({ error: 'must be a boolean' })),
+      max_output_tokens: optional(positiveWholeNumber),
+      tools: optional(z.array(toolSchema, { error: 'must be an array of tools' }).max(MAX_TOOLS, { error: `must have at most ${MAX_TOOLS} tools` })),
+      tool_choice: optional(toolChoiceSchema),
+      parallel_tool_calls: optional(z.boolean({ error: 'must be a boolean' })),
+      previous_response_id: optional(text),
+      conversation: optional(z.unknown()),
+      user: optional(text),
+      prompt_cache_key: optional(text),
+      temperature: optional(z.number({ error: 'must be a number' })),
+      top_p: optional(z.number({ error: 'must be a number' })),
+      text: optional(z.object({ format: optional(textFormatSchema) }, { error: 'must be an object' })),
+      reasoning: optional(
+        z.object({ effort: optional(text), summary: optional(text) }, { error: 'must be an object' }),
+      ),
+    },
+    { error: 'The request body must be a JSON object' },
+  )
+  .superRefine((body, ctx) => {
+    // Mortar keeps no responses, so a conversation is always sent whole (Codex CLI does: store: false).
+    if (body.previous_response_id !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['previous_response_id'],
+        message: 'is not supported: Mortar stores no responses, so send the whole conversation in `input`',
+      })
+    }
+    if (body.conversation !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['conversation'],
+        message: 'is not supported: Mortar stores no conversations, so send the whole conversation in `input`',
+      })
+    }
+    const functions = (body.tools ?? []).filter(isFunctionTool)
+    const names = new Set<string>()
+    for (const [index, tool] of (body.tools ?? []).entries()) {
+      if (!isFunctionTool(tool)) continue
+      if (names.has(tool.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tools', index, 'name'],
+          message: `duplicates the tool name '${tool.name}': each tool needs its own name`,
+        })
+      }
+      names.add(tool.name)
+    }
+    const choice = body.tool_choice
+    if (typeof choice === 'object' && choice.type === 'function' && !names.has(choice.name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tool_choice', 'name'],
+        message: `names '${choice.name}', which is not a function in \`tools\``,
+      })
+    }
+    if (functions.length === 0 && (choice === 'required' || (typeof choice === 'object' && choice.type === 'allowed_tools' && choice.mode === 'required'))) {
+      ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'requires a tool call, and `tools` has no function tool' })
+    }
+  })
+
+export interface ResponsesFunctionTool {
+  type: 'function'
+  name: string
+  description?: string | undefined
+  parameters?: Record<string, unknown> | undefined
+  strict?: boolean | undefined
+}
+
+export type ResponsesInputItem =
+  | { type: 'message'; role: 'user' | 'assistant' | 'system' | 'developer'; content: string }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string }
+  | { type: 'reasoning' }
+  | { type: 'item_reference'; id: string }
+
+export type ResponsesRequestBody = z.output<typeof responsesRequestSchema>
+export type ResponsesToolChoice = NonNullable<ResponsesRequestBody['tool_choice']>
+export type ResponsesTextFormat = NonNullable<NonNullable<ResponsesRequestBody['text']>['format']>
+
+function isFunctionTool(tool: ResponsesFunctionTool | { type: string; ignored: true }): tool is ResponsesFunctionTool {
+  return !('ignored' in tool)
+}
+
+/** The request as the gateway sees it: defaults applied, input as items, tools split into served and ignored. */
+export interface ResponsesRequest {
+  model: string
+  instructions: string | undefined
+  input: ResponsesInputItem[]
+  /** `stream` defaults to false, in every dialect: it is chat completions' Mortar dialect alone that streams by default. */
+  stream: boolean
+  store: boolean | undefined
+  maxOutputTokens: number | undefined
+  tools: ResponsesFunctionTool[]
+  /** The types of the tools left out (web_search, namespace…), in order, for the docs' "what is ignored". */
+  ignoredToolTypes: string[]
+  toolChoice: ResponsesToolChoice | undefined
+  parallelToolCalls: boolean | undefined
+  user: string | undefined
+  /** The client's cache key (Codex CLI sends its session): a session name for replica affinity. */
+  promptCacheKey: string | undefined
+  temperature: number | undefined
+  topP: number | undefined
+  textFormat: ResponsesTextFormat | undefined
+  reasoningEffort: string | undefined
+}
+
+export function normalizeResponsesRequest(body: ResponsesRequestBody): ResponsesRequest {
+  const tools = body.tools ?? []
+  return {
+    model: body.model ?? DEFAULT_MODEL_ID,
+    instructions: body.instructions,
+    input: body.input,
+    stream: body.stream ?? false,
+    store: body.store,
+    maxOutputTokens: body.max_output_tokens,
+    tools: tools.filter(isFunctionTool),
+    ignoredToolTypes: tools.filter((tool) => !isFunctionTool(tool)).map((tool) => tool.type),
+    toolChoice: body.tool_choice,
+    parallelToolCalls: body.parallel_tool_calls,
+    user: body.user,
+    promptCacheKey: body.prompt_cache_key,
+    temperature: body.temperature,
+    topP: body.top_p,
+    textFormat: body.text?.format,
+    reasoningEffort: body.reasoning?.effort,
+  }
+}
+
+/** Validate a parsed JSON body; the first issue is what a client gets told. */
+export function parseResponsesRequest(
+  json: unknown,
+): { ok: true; request: ResponsesRequest } | { ok: false; issue: { param: string | null; message: string } } {
+  const result = responsesRequestSchema.safeParse(json)
+  if (result.success) return { ok: true, request: normalizeResponsesRequest(result.data) }
+  const first = firstIssue(result.error)
+  return { ok: false, issue: { param: first.param, message: invalidFieldMessage(first) } }
+}

@@ -20,6 +20,9 @@ import { createQwen25Tokenizer } from '../src/gateway/tokens/qwen-tokenizer'
 
 const RUNS = 20_000
 
+/** A chat request as the optimizer stage sees it: a conversation. */
+type Conversation = ChatCompletionRequest & { kind: 'messages' }
+
 function main(): void {
   const agent = agentConversation()
   const prose = proseConversation(agent)
@@ -34,7 +37,7 @@ function main(): void {
   )
 
   console.log('## Cost per request (the whole optimizePrompt stage)\n')
-  const cases: Array<[string, ChatCompletionRequest, OptimizerMode, string | undefined]> = [
+  const cases: Array<[string, Conversation, OptimizerMode, string | undefined]> = [
     ['agent', agent, 'off', undefined],
     ['agent', agent, 'shadow', 'off'],
     ['agent', agent, 'shadow', undefined],
@@ -173,7 +176,7 @@ export function readJsonBody(limitBytes: number): RequestHandler {
 }
 `
 
-function agentConversation(): ChatCompletionRequest {
+function agentConversation(): Conversation {
   const packageJson = JSON.stringify(
     {
       name: 'mortar',
@@ -225,6 +228,7 @@ function agentConversation(): ChatCompletionRequest {
     { role: 'user', content: 'Shorter, please.' },
   ]
   return {
+    kind: 'messages',
     model: 'Qwen/Qwen2.5-7B-Instruct',
     messages,
     stream: true,
@@ -239,7 +243,7 @@ function agentConversation(): ChatCompletionRequest {
 }
 
 /** The same shape and size with prose in place of every tool result. */
-function proseConversation(agent: ChatCompletionRequest): ChatCompletionRequest {
+function proseConversation(agent: Conversation): Conversation {
   return {
     ...agent,
     messages: agent.messages.map((m) =>

@@ -14,6 +14,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ChatMessage, ChatTool } from '../src/shared/api/chat-request'
 import { planTokens } from '../src/gateway/pipeline/plan-tokens'
+import { chatGenerationRequest } from '../src/gateway/endpoints/chat-completions/chat-completions-endpoint'
 import { validateChatRequest } from '../src/gateway/pipeline/validate-request'
 import { countTemplateTokens, renderQwen2Prompt } from '../src/gateway/tokens/chat-template'
 import { PromptCounter } from '../src/gateway/tokens/prompt-counter'
@@ -169,17 +170,18 @@ async function planningCost(tokenizer: Tokenizer, { messages, tools }: Conversat
   row('all cached (same prompt again)', timeEach(2_000, () => counter.count(renderQwen2Prompt(prompt(1_000), tools))))
 
   // The planTokens stage as a request runs it, promptTokens read (usage), history cached.
+  const validate = (json: unknown) => chatGenerationRequest(validateChatRequest(json))
   const model = { tokenizer, contextWindow: 32_768, defaultMaxTokens: 1024 }
   const body = (i: number) => ({ model: 'm', messages: prompt(5_000 + i), tools })
-  await planTokens(model, validateChatRequest({ model: 'm', messages, tools }))
-  const requests = Array.from({ length: 2_020 }, (_, i) => validateChatRequest(body(i)))
+  await planTokens(model, validate({ model: 'm', messages, tools }))
+  const requests = Array.from({ length: 2_020 }, (_, i) => validate(body(i)))
   row('planTokens, history cached, then promptTokens read', await timeEachAsync(2_000, async (i) => (await planTokens(model, requests[i]!)).promptTokens))
-  const more = Array.from({ length: 2_020 }, (_, i) => validateChatRequest(body(10_000 + i)))
+  const more = Array.from({ length: 2_020 }, (_, i) => validate(body(10_000 + i)))
   row('planTokens, history cached, promptTokens not read', await timeEachAsync(2_000, async (i) => (await planTokens(model, more[i]!)).maxTokens))
 
   // A conversation never seen (every message new, as on a gateway's first request for it).
   const unseen = (i: number) =>
-    validateChatRequest({ model: 'm', messages: prompt(i).map((m) => ({ ...m, content: `[${i}] ${m.content ?? ''}` })), tools })
+    validate({ model: 'm', messages: prompt(i).map((m) => ({ ...m, content: `[${i}] ${m.content ?? ''}` })), tools })
   const fresh = Array.from({ length: 440 }, (_, i) => unseen(20_000 + i))
   row('planTokens, nothing cached, promptTokens read', await timeEachAsync(200, async (i) => (await planTokens(model, fresh[i]!)).promptTokens))
   row('planTokens, nothing cached, promptTokens not read', await timeEachAsync(200, async (i) => (await planTokens(model, fresh[220 + i]!)).maxTokens))

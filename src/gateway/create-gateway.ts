@@ -9,10 +9,13 @@ import type { OrganizationSettings } from './config/config-file'
 import type { ModelCatalog } from './config/model-catalog'
 import { GatewayError } from './errors'
 import { GenerationRegistry } from './generation/generation-registry'
+import { answerErrorsAs } from './http/error-format'
 import { errorHandler, sendError } from './http/error-handler'
 import { frontDoor } from './http/front-door'
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
-import { chatCompletions } from './routes/chat-completions'
+import { chatCompletionsEndpoint } from './endpoints/chat-completions/chat-completions-endpoint'
+import type { Endpoint } from './endpoints/endpoint'
+import { generationRoute, type GenerationHandler } from './routes/generation-route'
 import { health, status } from './routes/health'
 import { getModel, listModels } from './routes/models'
 import { stopGeneration } from './routes/stop-generation'
@@ -102,7 +105,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     allowedHosts: config.allowedHosts ?? [],
     allowedOrigins: config.allowedOrigins ?? [],
   })
-  const chat = chatCompletions({
+  const generation = {
     catalog: currentCatalog,
     organizations: config.organizations ?? (() => ({})),
     dialect: currentDialect,
@@ -112,7 +115,12 @@ export function createGateway(config: GatewayConfig): Gateway {
     bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     pingIntervalMs: config.pingIntervalMs ?? PING_INTERVAL_MS,
     onCompletion: config.onCompletion,
-  })
+  }
+  // The generation endpoints: each is an accept function, a wire format and a path
+  // (endpoints/endpoint.ts); the route runs the same stages for all of them.
+  const generators = new Map<string, { endpoint: Endpoint; generate: GenerationHandler }>(
+    GENERATION_ENDPOINTS.map((endpoint) => ['/v1' + endpoint.path, { endpoint, generate: generationRoute(endpoint, generation) }]),
+  )
 
   const app = express()
   app.disable('x-powered-by')
@@ -131,13 +139,13 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.get('/models', listModels(currentCatalog))
   v1.get('/models/*id', getModel(currentCatalog))
   v1.get('/status', status(currentCatalog))
-  v1.post('/chat/completions', (req, res) => chat(req, res, principalOf(req)))
+  for (const [path, { generate }] of generators) v1.post(path.slice('/v1'.length), (req, res) => generate(req, res, principalOf(req)))
   v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), sessionPrefixesRouter(capture, currentCatalog))
   v1.post('/generations/:id/stop', stopGeneration(generations))
-  v1.all('/chat/completions', methodNotAllowed('POST'))
+  for (const path of generators.keys()) v1.all(path.slice('/v1'.length), methodNotAllowed('POST'))
   v1.all('/generations/:id/stop', methodNotAllowed('POST'))
   v1.all('/telemetry', methodNotAllowed('GET'))
   v1.use(unknownRoute)
@@ -149,18 +157,21 @@ export function createGateway(config: GatewayConfig): Gateway {
   app.use(unknownRoute)
   app.use(errorHandler)
 
-  // The hot path: POST /v1/chat/completions, spelled as clients spell it, skips Express's router
-  // (a measurable share of each request's time and garbage, docs/benchmark.md) and runs the same
-  // checks and handler directly. Every other request, and any other spelling of this one, goes
-  // through Express, which answers them the same way.
+  // The hot path: POST to a generation endpoint, spelled as clients spell it, skips Express's
+  // router (a measurable share of each request's time and garbage, docs/benchmark.md) and runs
+  // the same checks and handler directly. Every other request, and any other spelling of these,
+  // goes through Express, which answers them the same way.
   const handler: RequestListener = (req, res) => {
-    if (req.method !== 'POST' || !isChatCompletionsUrl(req.url)) return void app(req, res)
+    const route = req.method === 'POST' ? generators.get(pathOf(req.url)) : undefined
+    if (route === undefined) return void app(req, res)
+    // The front door's refusals, too, are in the endpoint's own envelope.
+    answerErrorsAs(req, route.endpoint.wire)
     try {
       const admission = admit(req, res)
       if (admission.answered) return
       // Under /v1, so the door has authenticated the caller.
-      if (admission.principal === undefined) throw new Error('the front door admitted /v1/chat/completions without a caller')
-      chat(req, res, admission.principal).catch((error: unknown) => sendError(error, req, res))
+      if (admission.principal === undefined) throw new Error(`the front door admitted ${req.url} without a caller`)
+      route.generate(req, res, admission.principal).catch((error: unknown) => sendError(error, req, res))
     } catch (error) {
       sendError(error, req, res)
     }
@@ -189,10 +200,14 @@ export function createGateway(config: GatewayConfig): Gateway {
   }
 }
 
-const CHAT_COMPLETIONS_PATH = '/v1/chat/completions'
+/** The generation endpoints, each one route line. */
+const GENERATION_ENDPOINTS: readonly Endpoint[] = [chatCompletionsEndpoint]
 
-function isChatCompletionsUrl(url: string | undefined): boolean {
-  return url === CHAT_COMPLETIONS_PATH || (url !== undefined && url.startsWith(CHAT_COMPLETIONS_PATH + '?'))
+/** A request target's path, without its query: what the hot path looks up. */
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return ''
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
 }
 
 const methodNotAllowed =

@@ -1,7 +1,7 @@
-import type { ChatCompletionRequest } from '../../shared/api/chat-request'
 import type { ReplicaStatus } from '../../shared/api/health'
 import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-response'
 import type { StopSignal } from '../generation/stop-signal'
+import type { GenerationRequest } from './generation-request'
 
 /**
  * What a backend produces while generating. `tokens` is what each event adds to the reply's token
@@ -20,7 +20,8 @@ export type GenerationEvent =
   | { kind: 'usage'; usage: Usage }
 
 export interface GenerationInput {
-  request: ChatCompletionRequest
+  /** Endpoint-neutral: a conversation or a plain prompt, and the forms a model server may take it in. */
+  request: GenerationRequest
   /**
    * After planning: what is left of the context window, never more than the client asked;
    * undefined when no limit is to be sent (the model's default max_tokens is none).

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { parseChatRequest } from '../../shared/api/chat-request'
 import type { GenerationEvent, GenerationEventSink, ModelBackend, StartedGeneration } from '../backends/model-backend'
+import { chatGenerationRequest } from '../endpoints/chat-completions/chat-completions-endpoint'
 import { GatewayError, modelNotAvailable } from '../errors'
 import { GenerationRegistry } from './generation-registry'
 import { runGeneration, startGeneration, type GenerationResult, type ReplySink } from './run-generation'
@@ -176,7 +177,7 @@ describe('runGeneration', () => {
 describe('startGeneration', () => {
   const parsed = parseChatRequest({ messages: [{ role: 'user', content: 'Hi' }] })
   if (!parsed.ok) throw new Error(parsed.issue.message)
-  const input = { request: parsed.request, maxTokens: 16, affinityKey: undefined }
+  const input = { request: chatGenerationRequest(parsed.request), maxTokens: 16, affinityKey: undefined }
   const backend = (start: ModelBackend['start']): ModelBackend => ({ deployment: 'd', start })
 
   it("hands the backend the generation's own stop signal", async () => {

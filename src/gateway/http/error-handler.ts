@@ -2,10 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ErrorRequestHandler } from 'express'
 import { MortarHeader } from '../../shared/api/headers'
 import { GatewayError, internalError } from '../errors'
+import { errorFormatOf } from './error-format'
 import { sendJson } from './send-json'
 
 /**
- * The one place where errors become responses. A GatewayError becomes its OpenAI envelope with its
+ * The one place where errors become responses. A GatewayError becomes its endpoint's envelope
+ * (OpenAI's unless the endpoint named its own, http/error-format.ts) with its
  * status and `x-should-retry`; anything else is logged (never with request headers, which hold
  * keys) and becomes a 500 without internals. Once an SSE stream has started, an error can only be
  * one more event, and the stream closes without `[DONE]`.
@@ -13,9 +15,10 @@ import { sendJson } from './send-json'
 export function sendError(error: unknown, req: IncomingMessage, res: ServerResponse): void {
   const gatewayError = error instanceof GatewayError ? error : unexpected(error, req.method ?? '', pathOf(req.url))
   if (res.destroyed) return
+  const format = errorFormatOf(req)
   if (res.headersSent) {
     if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream') && !res.writableEnded) {
-      res.end(`data: ${JSON.stringify(gatewayError.toEnvelope())}\n\n`)
+      res.end(format.streamError(gatewayError))
     } else {
       res.destroy()
     }
@@ -24,7 +27,7 @@ export function sendError(error: unknown, req: IncomingMessage, res: ServerRespo
   res.setHeader(MortarHeader.shouldRetry, String(gatewayError.retryable))
   // The rest of an oversized body is never read, so this connection cannot carry another request.
   if (gatewayError.status === 413) res.setHeader('Connection', 'close')
-  sendJson(res, gatewayError.status, gatewayError.toEnvelope())
+  sendJson(res, gatewayError.status, format.body(gatewayError))
 }
 
 /** `sendError` as Express's error middleware, for every route mounted there. */

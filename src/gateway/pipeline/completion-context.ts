@@ -1,20 +1,22 @@
-import type { ChatCompletionRequest } from '../../shared/api/chat-request'
 import type { FinishReason, Usage } from '../../shared/api/chat-response'
 import type { DialectRules } from '../../shared/api/dialect'
 import type { Principal } from '../auth/key-store'
+import type { GenerationRequest } from '../backends/generation-request'
 import type { UpstreamObserver } from '../backends/model-backend'
 import type { DeployedModel } from '../config/model-catalog'
+import type { WireFormat } from '../endpoints/endpoint'
 import type { GenerationResult, UsageSource } from '../generation/run-generation'
 import type { TokenPlan } from './plan-tokens'
 import { affinityKeyOf, type Session } from './resolve-session'
 
-/** Everything the stages decided about one chat completion, for the responders to use. */
+/** Everything the stages decided about one generation, for the responders to use. */
 export interface CompletionContext {
+  /** The reply's ID (the endpoint's kind: `chatcmpl-…`, `cmpl-…`), which also stops it. */
   id: string
   /** When the request was accepted, in Unix seconds: `created` on every object. */
   created: number
   principal: Principal
-  request: ChatCompletionRequest
+  request: GenerationRequest
   model: DeployedModel
   session: Session
   plan: TokenPlan
@@ -22,6 +24,8 @@ export interface CompletionContext {
   observer?: UpstreamObserver | undefined
   /** The caller's dialect's rules: its key's dialect, else the gateway's. */
   dialect: DialectRules
+  /** The endpoint's wire format: how the reply, and its errors, are written. */
+  wire: WireFormat
 }
 
 /**

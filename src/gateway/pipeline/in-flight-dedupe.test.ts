@@ -67,7 +67,7 @@ function generation() {
 }
 
 const replyWith = (id: string): JsonReply => ({
-  completion: {
+  body: {
     id,
     object: 'chat.completion',
     created: 0,

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import type { ChatCompletionRequest } from '../../shared/api/chat-request'
 import { HeaderName } from '../../shared/api/headers'
 import { GatewayError, invalidRequest } from '../errors'
 import type { JsonReply } from './respond-json'
@@ -13,7 +12,7 @@ const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 export function parseDedupeRequest(
   dedupeHeader: string | undefined,
   idempotencyKey: string | undefined,
-  request: ChatCompletionRequest,
+  request: { stream: boolean },
 ): { key: string } | undefined {
   if (dedupeHeader === undefined) return undefined
   if (dedupeHeader.trim().toLowerCase() !== 'in-flight') {

@@ -10,8 +10,10 @@ const PRETTY = JSON.stringify({ items: [{ id: 1, name: 'a' }, { id: 2, name: 'b'
 const COMPACT = JSON.stringify({ items: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] })
 const BLOCK_TOOL = 'Results:\n```json\n[ 1, 2, 3 ]\n```\nNAME    AGE\nweb     3d'
 
-function request(messages?: ChatMessage[]): ChatCompletionRequest {
+/** A chat request as the stages see it: a conversation (`kind: 'messages'`) with its other fields. */
+function request(messages?: ChatMessage[]): ChatCompletionRequest & { kind: 'messages' } {
   return {
+    kind: 'messages',
     model: 'm',
     messages: messages ?? [
       { role: 'system', content: 'Be brief.' },

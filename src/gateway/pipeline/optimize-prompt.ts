@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest } from '../../shared/api/chat-request'
+import type { Prompt } from '../backends/generation-request'
 import {
   OPTIMIZER_DEFAULT_PASSES,
   parseOptimizeHeader,
@@ -21,7 +21,8 @@ export interface OptimizerSettings {
 }
 
 /**
- * Stage: the prompt optimizer (docs/optimizer.md).
+ * Stage: the prompt optimizer (docs/optimizer.md). Its passes rewrite conversations; a plain
+ * prompt (completions) is never touched, and its report says `mode=off`.
  *
  * - An unrecognised `X-Mortar-Optimize` is a 400, in every deployment mode.
  * - Deployment `off`, header `off`, or no header under an organization default of `off`: nothing
@@ -31,15 +32,15 @@ export interface OptimizerSettings {
  *   returned as is (the same object) and `saved` is what they would have removed. Deployment `on`
  *   returns a new request with the optimized messages; the input is never mutated.
  */
-export function optimizePrompt(
-  request: ChatCompletionRequest,
+export function optimizePrompt<T extends Prompt>(
+  request: T,
   header: string | undefined,
   settings: OptimizerSettings,
-): { request: ChatCompletionRequest; report: string } {
+): { request: T; report: string } {
   const parsed = parseOptimizeHeader(header)
   if (!parsed.ok) throw invalidRequest(parsed.message, HeaderName.optimize)
   const passes = settings.deploymentMode === 'off' ? undefined : passesFor(parsed.value, settings.orgDefault)
-  if (passes === undefined) return { request, report: `ruleset=${OPTIMIZER_RULESET}; mode=off` }
+  if (passes === undefined || request.kind !== 'messages') return { request, report: `ruleset=${OPTIMIZER_RULESET}; mode=off` }
 
   const started = process.hrtime.bigint()
   const run = runRuleset(request.messages, passes)

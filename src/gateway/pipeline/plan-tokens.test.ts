@@ -4,6 +4,7 @@ import { countTemplateTokens, renderQwen2Prompt } from '../tokens/chat-template'
 import { o200kTokenizer } from '../tokens/gpt-tokenizer'
 import type { CountTask, Tokenizer } from '../tokens/tokenizer'
 import { DEFAULT_MAX_TOKENS, planTokens } from './plan-tokens'
+import { chatGenerationRequest } from '../endpoints/chat-completions/chat-completions-endpoint'
 import { validateChatRequest } from './validate-request'
 
 function spied(): Tokenizer & { calls: number; sliced: CountTask[] } {
@@ -25,7 +26,7 @@ function spied(): Tokenizer & { calls: number; sliced: CountTask[] } {
 }
 
 const request = (content: string, maxTokens?: number) =>
-  validateChatRequest({ model: 'm', messages: [{ role: 'user', content }], ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }) })
+  chatGenerationRequest(validateChatRequest({ model: 'm', messages: [{ role: 'user', content }], ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }) }))
 const exactCount = (content: string) => countTemplateTokens(renderQwen2Prompt([{ role: 'user', content }], []), o200kTokenizer)
 
 describe('planTokens', () => {

@@ -1,7 +1,7 @@
-import type { ChatCompletionRequest } from '../../shared/api/chat-request'
+import type { GenerationRequest, Prompt } from '../backends/generation-request'
 import type { CatalogModel } from '../config/model-catalog'
 import { invalidRequest, type GatewayError } from '../errors'
-import { renderQwen2Prompt } from '../tokens/chat-template'
+import { renderQwen2Prompt, type TemplatePiece } from '../tokens/chat-template'
 import { promptCounterFor } from '../tokens/prompt-counter'
 
 /** The reference's max_tokens default, for models (and `mortar serve`) that set none. */
@@ -11,7 +11,8 @@ export const MIN_REPLY_TOKENS = 64
 
 export interface TokenPlan {
   /**
-   * The prompt as the model reads it, chat-template framing included: `usage.prompt_tokens`.
+   * The prompt as the model reads it, chat-template framing included for a conversation:
+   * `usage.prompt_tokens`.
    * Always exact for the model's tokenizer — but when planning could prove the prompt fits
    * without it, it is counted on first read (then remembered), not before.
    */
@@ -31,8 +32,19 @@ export interface TokenPlan {
 export const COUNT_AT_ONCE_CHARS = 4_096
 
 /**
- * Stage: fit the request into the context window. The prompt, the reply and 32 tokens of
- * template overhead must fit; with fewer than 64 tokens left for the reply the request fails.
+ * How the model reads a prompt, for counting: a conversation through the Qwen2.5 chat template
+ * (with 32 tokens of overhead for what the template may add), a plain prompt as written — never
+ * wrapped in the template — with its suffix (a FIM request's text after the cursor).
+ */
+function rendering(prompt: Prompt): { pieces: readonly TemplatePiece[]; overhead: number; param: string } {
+  if (prompt.kind === 'messages') return { pieces: renderQwen2Prompt(prompt.messages, prompt.tools), overhead: TEMPLATE_OVERHEAD_TOKENS, param: 'messages' }
+  return { pieces: prompt.suffix === undefined ? [prompt.text] : [prompt.text, prompt.suffix], overhead: 0, param: 'prompt' }
+}
+
+/**
+ * Stage: fit the request into the context window. The prompt, the reply and the rendering's
+ * overhead (32 tokens of chat template for a conversation, none for a plain prompt) must fit;
+ * with fewer than 64 tokens left for the reply the request fails.
  * A model whose window nobody knows (a model server that did not say) is not checked: the server
  * decides, rather than Mortar refusing on a guess.
  *
@@ -46,9 +58,10 @@ export const COUNT_AT_ONCE_CHARS = 4_096
  */
 export async function planTokens(
   model: Pick<CatalogModel, 'tokenizer' | 'contextWindow' | 'defaultMaxTokens'>,
-  request: ChatCompletionRequest,
+  request: Pick<GenerationRequest, 'prompt' | 'maxTokens'>,
 ): Promise<TokenPlan> {
-  const measure = promptCounterFor(model.tokenizer).measure(renderQwen2Prompt(request.messages, request.tools))
+  const { pieces, overhead, param } = rendering(request.prompt)
+  const measure = promptCounterFor(model.tokenizer).measure(pieces)
   const wanted = request.maxTokens ?? model.defaultMaxTokens
   const countedLater = (): TokenPlan => ({
     get promptTokens() {
@@ -61,27 +74,30 @@ export async function planTokens(
     if (measure.uncountedChars <= COUNT_AT_ONCE_CHARS) return countedLater()
     return { promptTokens: await measure.exactInSlices(Number.POSITIVE_INFINITY), maxTokens: wanted }
   }
-  const room = model.contextWindow - TEMPLATE_OVERHEAD_TOKENS
+  const window = model.contextWindow
+  const room = window - overhead
   // The most prompt tokens that still leave MIN_REPLY_TOKENS for the reply.
   const limit = room - MIN_REPLY_TOKENS
-  if (measure.lowerBound > limit) throw contextLengthExceeded(model.contextWindow, measure.lowerBound, 'at least ')
+  const exceeded = (promptTokens: number, atLeast: '' | 'at least ') => contextLengthExceeded(window, overhead, param, promptTokens, atLeast)
+  if (measure.lowerBound > limit) throw exceeded(measure.lowerBound, 'at least ')
   const atOnce = measure.uncountedChars <= COUNT_AT_ONCE_CHARS
   if (atOnce && measure.upperBound !== undefined && measure.upperBound + Math.max(wanted ?? 0, MIN_REPLY_TOKENS) <= room) return countedLater()
 
   const promptTokens = atOnce ? measure.exact() : await measure.exactInSlices(limit)
   // A count in slices stops once it passes the limit: then it is a lower bound, not the count.
-  if (promptTokens > limit) throw contextLengthExceeded(model.contextWindow, promptTokens, atOnce ? '' : 'at least ')
+  if (promptTokens > limit) throw exceeded(promptTokens, atOnce ? '' : 'at least ')
   const left = room - promptTokens
   return { promptTokens, maxTokens: wanted === undefined ? undefined : Math.min(wanted, left) }
 }
 
-function contextLengthExceeded(contextWindow: number, promptTokens: number, atLeast: '' | 'at least '): GatewayError {
-  const left = contextWindow - TEMPLATE_OVERHEAD_TOKENS - promptTokens
+function contextLengthExceeded(contextWindow: number, overhead: number, param: string, promptTokens: number, atLeast: '' | 'at least '): GatewayError {
+  const left = contextWindow - overhead - promptTokens
+  const leaves = overhead > 0 ? `which with ${overhead} tokens of chat-template overhead leaves` : 'which leaves'
+  const advice = param === 'messages' ? 'Start a new conversation or send fewer messages.' : 'Send a shorter prompt.'
   return invalidRequest(
     `This model's context window is ${contextWindow} tokens. The prompt uses ${atLeast}${promptTokens}, ` +
-      `which with ${TEMPLATE_OVERHEAD_TOKENS} tokens of chat-template overhead leaves ${Math.max(left, 0)} for ` +
-      `the reply; at least ${MIN_REPLY_TOKENS} are needed. Start a new conversation or send fewer messages.`,
-    'messages',
+      `${leaves} ${Math.max(left, 0)} for the reply; at least ${MIN_REPLY_TOKENS} are needed. ${advice}`,
+    param,
     'context_length_exceeded',
   )
 }

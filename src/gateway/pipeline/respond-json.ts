@@ -1,19 +1,20 @@
 import type { ServerResponse } from 'node:http'
-import type { AssistantToolCall, ChatCompletion, ToolCallDelta } from '../../shared/api/chat-response'
+import type { AssistantToolCall, ToolCallDelta } from '../../shared/api/chat-response'
 import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
 import { sendJson } from '../http/send-json'
 import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 import { HeaderName } from '../../shared/api/headers'
 
-/** A finished non-streaming reply: the completion object, and the model server that made it. */
+/** A finished non-streaming reply: the endpoint's JSON object, and the model server that made it. */
 export interface JsonReply {
-  completion: ChatCompletion
+  body: unknown
   upstream: string | undefined
 }
 
 /**
- * Stage: `stream: false`. The reply is gathered into one chat.completion object. A failure is
+ * Stage: `stream: false`. The reply is gathered from the events, and the endpoint's wire format
+ * writes it as its JSON object. A failure is
  * thrown as a GatewayError — still an ordinary error response here, since nothing has been sent.
  * Resolves undefined when the client left (nobody to answer). A generation stopped by
  * POST /v1/generations/{id}/stop returns what was generated so far with `finish_reason: "stop"`
@@ -48,29 +49,17 @@ export async function generateJsonReply(
   const { outcome } = result
   if (outcome.kind === 'failed') throw outcome.error
   if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return undefined
-  const calls = toolCalls.filter((call) => call !== undefined)
+  const stopped = outcome.kind === 'stopped'
   return {
     upstream: started?.upstream,
-    completion: {
-      id: context.id,
-      object: 'chat.completion',
-      created: context.created,
-      model: context.model.id,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: calls.length > 0 && text === '' ? null : text,
-            ...(reasoning !== '' ? { reasoning_content: reasoning } : {}),
-            ...(calls.length > 0 ? { tool_calls: calls } : {}),
-          },
-          logprobs: null,
-          finish_reason: outcome.kind === 'finished' ? outcome.reason : 'stop',
-        },
-      ],
+    body: context.wire.json(context, {
+      content: text,
+      reasoning,
+      toolCalls: toolCalls.filter((call) => call !== undefined),
+      finishReason: outcome.kind === 'finished' ? outcome.reason : 'stop',
+      stopped,
       usage: usageOf(context, result).usage,
-    },
+    }),
   }
 }
 
@@ -78,7 +67,7 @@ export async function generateJsonReply(
 export function sendJsonReply(res: ServerResponse, reply: JsonReply | undefined): void {
   if (reply === undefined || res.destroyed) return
   if (reply.upstream !== undefined) res.setHeader(HeaderName.upstream, reply.upstream)
-  sendJson(res, 200, reply.completion)
+  sendJson(res, 200, reply.body)
 }
 
 /** Join streamed pieces into whole calls: id, type and name from the first, arguments appended. */

@@ -1,13 +1,12 @@
 import type { ServerResponse } from 'node:http'
-import { STOPPED_COMMENT } from '../../shared/api/stream-notes'
 import type { StartedGeneration } from '../backends/model-backend'
 import type { GatewayError } from '../errors'
 import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
-import { ChunkEncoder } from '../sse/chunk-encoder'
 import { SseWriter } from '../sse/sse-writer'
 import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 import { HeaderName } from '../../shared/api/headers'
+import type { StreamEnding } from '../endpoints/endpoint'
 
 export interface StreamOptions {
   /** How often `: ping` goes out while forwarding: 10 s, shorter only in tests. */
@@ -17,13 +16,10 @@ export interface StreamOptions {
 }
 
 /**
- * Stage: stream the reply as server-sent events, in this order: the role chunk, the
- * content (or tool-call) chunks, the finish chunk without delta, the usage chunk when asked, then
- * `[DONE]`. A stopped generation sends no finish chunk, a comment saying who stopped it
- * (shared/api/stream-notes.ts), then still usage and `[DONE]`; a failed one
- * sends one error event and closes without `[DONE]`, never a made-up `stop`. The OpenAI dialect
- * gives the finish chunk an empty `delta`, and a stopped stream a finish chunk with `stop` (what
- * its JSON form says too), because OpenAI's SDK helpers refuse a choice without a finish reason.
+ * Stage: stream the reply as server-sent events, in the endpoint's wire format: its opening
+ * frames, one frame per generation event, then its ending (finished or stopped; a stopped stream
+ * still ends the way its API's clients expect). A failed one gets the format's error frame and
+ * closes without an ending, never a made-up finish. A client that left gets nothing more.
  *
  * Nothing is written until the backend has started (a model server sent its headers), so that a
  * fast refusal is still an HTTP status (502, 503, 504). A model server that has not answered
@@ -38,7 +34,7 @@ export async function respondWithStream(
   options: StreamOptions,
 ): Promise<void> {
   const writer = new SseWriter(res)
-  const chunks = new ChunkEncoder(context.id, context.created, context.model.id, context.dialect.finishChunkHasDelta)
+  const encoder = context.wire.stream(context)
   let ping: NodeJS.Timeout | undefined
   const keepAlive = () => (ping ??= setInterval(() => void writer.comment('ping'), options.pingIntervalMs))
   let opened = false
@@ -58,7 +54,7 @@ export async function respondWithStream(
     clearInterval(ping)
     if (!opened) throw error
     // The ending was reported as the start was refused; the client learns it from one event.
-    await writer.data(JSON.stringify((error as GatewayError).toEnvelope()))
+    await writer.frames(context.wire.streamError(error as GatewayError))
     return writer.abandon()
   }
   clearTimeout(openEarly)
@@ -69,14 +65,14 @@ export async function respondWithStream(
   // From the moment headers are out, so a slow first token can't trip a proxy's idle timeout.
   if (started?.keepAlive) keepAlive()
   try {
-    await writer.data(chunks.role())
+    await writer.frames(encoder.start())
     const result = await runGeneration(
       started,
       live,
       {
-        content: (text) => writer.data(chunks.content(text)),
-        reasoning: (text) => writer.data(chunks.reasoning(text)),
-        toolCall: (delta) => writer.data(chunks.toolCall(delta)),
+        content: (text) => writer.frames(encoder.content(text)),
+        reasoning: (text) => writer.frames(encoder.reasoning(text)),
+        toolCall: (delta) => writer.frames(encoder.toolCall(delta)),
       },
       options.onFirstToken,
     )
@@ -85,15 +81,13 @@ export async function respondWithStream(
 
     const { outcome } = result
     if (outcome.kind === 'failed') {
-      await writer.data(JSON.stringify(outcome.error.toEnvelope()))
+      await writer.frames(context.wire.streamError(outcome.error))
       return writer.abandon()
     }
     if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return writer.abandon()
-    if (outcome.kind === 'finished') await writer.data(chunks.finish(outcome.reason))
-    else if (context.dialect.stoppedStreamFinishes) await writer.data(chunks.finish('stop'))
-    if (outcome.kind === 'stopped') await writer.comment(STOPPED_COMMENT[outcome.reason === 'shutdown' ? 'shutdown' : 'stop_call'])
-    if (context.request.includeUsage) await writer.data(chunks.usage(usageOf(context, result).usage))
-    writer.done()
+    const ending: StreamEnding =
+      outcome.kind === 'finished' ? { kind: 'finished', reason: outcome.reason } : { kind: 'stopped', by: outcome.reason === 'shutdown' ? 'shutdown' : 'stop_call' }
+    await writer.end(encoder.end(ending, () => usageOf(context, result).usage))
   } finally {
     clearInterval(ping)
   }

@@ -1,4 +1,5 @@
-import type { ChatCompletionRequest, ChatTool } from '../../shared/api/chat-request'
+import type { ChatTool } from '../../shared/api/chat-request'
+import type { MessagesPrompt } from '../backends/generation-request'
 import { invalidRequest } from '../errors'
 import { pythonJsonDumps } from '../tokens/python-json'
 import type { Tokenizer } from '../tokens/tokenizer'
@@ -11,11 +12,11 @@ import { HeaderName } from '../../shared/api/headers'
  * the history called others. The report counts the tools as the chat template renders them, with
  * the tokenizer prompt planning uses.
  */
-export function selectTools(
-  request: ChatCompletionRequest,
+export function selectTools<T extends Pick<MessagesPrompt, 'tools' | 'toolChoice'>>(
+  request: T,
   header: string | undefined,
   tokenizer: Tokenizer,
-): { request: ChatCompletionRequest; report: string | undefined } {
+): { request: T; report: string | undefined } {
   if (header === undefined) return { request, report: undefined }
   if (header.trim().toLowerCase() !== 'named') {
     throw invalidRequest(

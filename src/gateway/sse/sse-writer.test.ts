@@ -1,6 +1,7 @@
 import { createServer, request, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { sseData } from './frames'
 import { SseWriter } from './sse-writer'
 
 /** A real response on a real socket, handed to the test once its client is connected. */
@@ -31,7 +32,7 @@ describe('SseWriter', () => {
       res.end(': dropped\n\n') // as the telemetry bus does with a slow subscriber
       expect(writer.closed).toBe(true)
       await writer.comment('ping')
-      writer.done()
+      await writer.end([sseData('[DONE]')])
       await new Promise((resolve) => setImmediate(resolve))
       expect(errors).toEqual([])
     })

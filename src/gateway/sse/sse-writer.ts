@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { sseComment, sseData, type Frames } from './frames'
 
 /**
  * Writes a server-sent event stream with backpressure: when the socket's buffer is full, the next
@@ -31,16 +32,27 @@ export class SseWriter {
 
   /** One `data:` event. `json` is already serialized and holds no raw line breaks. */
   data(json: string): Promise<void> | void {
-    return this.write(`data: ${json}\n\n`)
+    return this.write(sseData(json))
   }
 
   comment(text: string): Promise<void> | void {
-    return this.write(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`)
+    return this.write(sseComment(text))
   }
 
-  done(): void {
+  /** Complete frames (sse/frames.ts), each in its own write; waits, when it must, after the last. */
+  frames(frames: Frames): Promise<void> | void {
+    if (typeof frames === 'string') return this.write(frames)
+    let pending: Promise<void> | void = undefined
+    for (const frame of frames) pending = this.write(frame) ?? pending
+    return pending
+  }
+
+  /** Write the stream's last frames, the final one with the response's end. */
+  async end(frames: readonly string[]): Promise<void> {
+    const last = frames.length - 1
+    for (let i = 0; i < last; i++) await this.write(frames[i] as string)
     if (this.closed) return
-    this.res.end('data: [DONE]\n\n')
+    this.res.end(frames[last])
   }
 
   /** End without `[DONE]`: a failed stream must not look complete, so it never gets `[DONE]`. */

@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   upstream_error: { status: 502, type: 'upstream_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'upstream_error', retryable: true },
   upstream_timeout: { status: 504, type: 'upstream_error', retryable: true },
+  upstream_not_supported: { status: 501, type: 'upstream_error', retryable: false },
   internal_error: { status: 500, type: 'server_error', retryable: true },
 } as const satisfies Record<string, ErrorCodeSpec>
 

@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import type { ChatCompletionRequest, ChatTool } from '../../../shared/api/chat-request'
+import type { ChatTool } from '../../../shared/api/chat-request'
+import type { MessagesPrompt } from '../generation-request'
 import { emptyArgumentsFor } from './empty-arguments'
 import { scriptReply } from './script'
 
 const tool = (name: string): ChatTool => ({ type: 'function', function: { name } })
-const request = (overrides: Partial<ChatCompletionRequest>): ChatCompletionRequest => ({
-  model: 'm',
+const request = (overrides: Partial<MessagesPrompt>): MessagesPrompt => ({
+  kind: 'messages',
   messages: [{ role: 'user', content: 'say this' }],
-  stream: false,
-  includeUsage: false,
-  maxTokens: undefined,
-  user: undefined,
   tools: [],
   toolChoice: undefined,
   parallelToolCalls: undefined,
-  extraFields: {},
   ...overrides,
 })
 const names = (script: ReturnType<typeof scriptReply>) =>

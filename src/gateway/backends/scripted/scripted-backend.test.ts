@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { chatGenerationRequest } from '../../endpoints/chat-completions/chat-completions-endpoint'
 import { validateChatRequest } from '../../pipeline/validate-request'
 import { loadTokenizer } from '../../tokens/tokenizer-registry'
 import { StopController } from '../../generation/stop-signal'
@@ -9,7 +10,7 @@ const qwen = loadTokenizer('qwen2.5')
 const backend = new ScriptedBackend({ deployment: 't', tokenizer: qwen, tokensPerSecond: 0 })
 
 async function reply(body: Record<string, unknown>, maxTokens = 1_000): Promise<GenerationEvent[]> {
-  const request = validateChatRequest({ model: 'm', ...body })
+  const request = chatGenerationRequest(validateChatRequest({ model: 'm', ...body }))
   const started = await backend.start({ request, maxTokens, affinityKey: undefined, signal: new StopController() })
   const events: GenerationEvent[] = []
   await started.run((event) => void events.push(event))

@@ -36,7 +36,7 @@ export class ScriptedBackend implements ModelBackend {
     const limit = maxTokens ?? Number.POSITIVE_INFINITY
     const fits = (tokens: number) => used + tokens <= limit
 
-    const script = scriptReply(request)
+    const script = scriptReply(request.prompt)
     if (script.kind === 'text') {
       // The reply echoes the prompt, which may be megabytes: it is tokenized in slices that yield
       // to the event loop, and only as far as max_tokens reaches (plus one token, to tell a

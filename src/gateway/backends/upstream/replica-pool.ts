@@ -30,6 +30,11 @@ export interface Replica extends ReplicaSettings {
   record: ReplicaRecord
   /** Some servers reject `stream_options`; learned on the first refusal, then not sent again. */
   acceptsStreamOptions: boolean
+  /**
+   * Paths (`/completions`, `/responses`…) it answered with 404 or 405: not asked again, so an
+   * endpoint with a fallback goes straight to it. Learned on the first refusal, like stream_options.
+   */
+  missingPaths: Set<string>
 }
 
 /**
@@ -53,6 +58,7 @@ export class ReplicaPool {
       reachable: null,
       record: { lastOkAt: 0, lastError: null, lastErrorAt: 0, checkedAt: 0 },
       acceptsStreamOptions: true,
+      missingPaths: new Set(),
     }))
   }
 

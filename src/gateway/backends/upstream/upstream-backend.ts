@@ -4,12 +4,12 @@ import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { GatewayError } from '../../errors'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { GenerationEvent, GenerationEventSink, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
-import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from './map-upstream-chunk'
 import { ReplicaHealth } from './replica-health'
 import { ToolCallPieces } from './tool-call-pieces'
 import type { Replica, ReplicaPool } from './replica-pool'
-import { rejectsStreamOptions, upstreamRequestBody } from './upstream-body'
-import { upstreamBrokeOff, upstreamFailed, upstreamTimeout, upstreamUnavailable } from './upstream-errors'
+import { rejectsStreamOptions } from './stream-options'
+import { upstreamBrokeOff, upstreamFailed, upstreamLacks, upstreamTimeout, upstreamUnavailable } from './upstream-errors'
+import type { UpstreamForm } from './upstream-form'
 import { errorDetail, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
 
 export interface UpstreamBackendOptions {
@@ -61,9 +61,9 @@ export class UpstreamBackend implements ModelBackend {
     for (const replica of pool.candidates(input.affinityKey)) {
       tried.push(replica.id)
       try {
-        const res = await this.send(replica, input)
+        const { res, form } = await this.send(replica, input)
         pool.markUp(replica)
-        return { upstream: replica.id, keepAlive: true, run: this.runner(res, replica, input) }
+        return { upstream: replica.id, keepAlive: true, run: this.runner(res, form, replica, input) }
       } catch (error) {
         if (error instanceof GatewayError) {
           // It answered, with an error status: reachable, but the failure is worth reporting.
@@ -85,18 +85,30 @@ export class UpstreamBackend implements ModelBackend {
     throw upstreamUnavailable(tried, lastDetail)
   }
 
-  /** One replica: send, and on a 2xx return the response; a refusal of stream_options is retried without. */
-  private async send(replica: Replica, input: GenerationInput): Promise<IncomingMessage> {
+  /**
+   * One replica: send the request in the first of its forms the replica is not known to lack, and
+   * on a 2xx return the response. A refusal of stream_options is retried without; a form the
+   * server turns out to lack (404/405) is remembered and the next form tried; when none is left,
+   * the endpoint is not supported there (501).
+   */
+  private async send(replica: Replica, input: GenerationInput): Promise<{ res: IncomingMessage; form: UpstreamForm }> {
+    for (const form of input.request.forms) {
+      if (replica.missingPaths.has(form.path)) continue
+      const res = await this.sendForm(replica, form, input)
+      if (res !== undefined) return { res, form }
+      replica.missingPaths.add(form.path)
+    }
+    throw upstreamLacks(replica.id, input.request.forms.map((form) => form.path))
+  }
+
+  /** Undefined: the server lacks this form's path. */
+  private async sendForm(replica: Replica, form: UpstreamForm, input: GenerationInput): Promise<IncomingMessage | undefined> {
     const { request } = input
     for (;;) {
       const askForUsage = replica.acceptsStreamOptions
-      const body = upstreamRequestBody(request, {
-        model: replica.model ?? this.options.modelId,
-        maxTokens: input.maxTokens,
-        askForUsage,
-      })
+      const body = form.body(request, { model: replica.model ?? this.options.modelId, maxTokens: input.maxTokens, askForUsage })
       input.observer?.sent(replica.id, body)
-      const res = await postToReplica(replica, '/chat/completions', body, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
+      const res = await postToReplica(replica, form.path, body, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
       const status = res.statusCode ?? 0
       input.observer?.responded(status, res.rawHeaders)
       if (status >= 200 && status < 300) return res
@@ -106,18 +118,19 @@ export class UpstreamBackend implements ModelBackend {
         replica.acceptsStreamOptions = false
         continue
       }
+      if (form.mayBeMissing && lacksPath(status, text)) return undefined
       throw upstreamFailed(replica.id, status, errorDetail(text))
     }
   }
 
-  private runner(res: IncomingMessage, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
+  private runner(res: IncomingMessage, form: UpstreamForm, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
     // No max_tokens sent: nothing to ignore, so no cut.
     const cap = input.maxTokens === undefined ? Number.POSITIVE_INFINITY : 3 * input.maxTokens + 64
     // A server may answer a stream request with a JSON completion: it is streamed from the whole.
-    if (input.request.stream && !isJson(res)) return (sink) => this.streamed(res, replica, cap, input, sink)
+    if (input.request.stream && !isJson(res)) return (sink) => this.streamed(res, form, replica, cap, input, sink)
     // A JSON reply is read from the moment its headers are in, while the responder gets ready:
     // by the time it runs the generation, the body is usually parsed.
-    const events = this.wholeEvents(res, replica, cap, input)
+    const events = this.wholeEvents(res, form, replica, cap, input)
     events.catch(() => undefined) // reported by `run`; never an unhandled rejection if it isn't called
     return (sink) => this.whole(events, sink)
   }
@@ -129,10 +142,17 @@ export class UpstreamBackend implements ModelBackend {
    * close after a finish reason; anything else — a reset, a close before any finish, silence
    * longer than the replica's idle timeout — is a failure mid-reply.
    */
-  private streamed(res: IncomingMessage, replica: Replica, cap: number, input: GenerationInput, sink: GenerationEventSink): Promise<void> {
+  private streamed(
+    res: IncomingMessage,
+    form: UpstreamForm,
+    replica: Replica,
+    cap: number,
+    input: GenerationInput,
+    sink: GenerationEventSink,
+  ): Promise<void> {
     const { signal, observer } = input
     const decoder = new SseDecoder()
-    const mapper = new UpstreamChunkMapper(this.options.tokenizer)
+    const mapper = form.decoder(this.options.tokenizer)
     let generated = 0
     let settled = false
     let awaiting = 0
@@ -244,7 +264,7 @@ export class UpstreamBackend implements ModelBackend {
   }
 
   /** A JSON reply, read in full and mapped to events; none when the signal aborted meanwhile. */
-  private async wholeEvents(res: IncomingMessage, replica: Replica, cap: number, input: GenerationInput): Promise<GenerationEvent[]> {
+  private async wholeEvents(res: IncomingMessage, form: UpstreamForm, replica: Replica, cap: number, input: GenerationInput): Promise<GenerationEvent[]> {
     const { tokenizer } = this.options
     const { signal } = input
     let text: string
@@ -271,22 +291,19 @@ export class UpstreamBackend implements ModelBackend {
     }
     input.observer?.receivedBody(text)
     if (signal.aborted) return []
-    let completion: { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown }
+    let parsed: unknown
     try {
-      completion = JSON.parse(text) as typeof completion
+      parsed = JSON.parse(text)
     } catch {
       throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply was not valid JSON')
     }
-    const choice = completion.choices?.[0]
-    if (choice === undefined) throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply had no choices')
-    const message = typeof choice.message === 'object' && choice.message !== null ? choice.message : {}
-    const content = typeof message.content === 'string' ? message.content : ''
-    const reasoning = reasoningOf(message)
-    const usage = upstreamUsage(completion.usage)
-    const calls = this.wholeToolCalls(message.tool_calls, usage === undefined)
+    const reply = form.whole(parsed)
+    if (reply === undefined) throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply had no choices')
+    const { content, reasoning, usage } = reply
+    const calls = this.wholeToolCalls(reply.toolCalls, usage === undefined)
     const finish: GenerationEvent =
-      typeof choice.finish_reason === 'string' && choice.finish_reason !== ''
-        ? { kind: 'finish', reason: choice.finish_reason }
+      reply.finishReason !== undefined
+        ? { kind: 'finish', reason: reply.finishReason }
         : { kind: 'finish', reason: calls.length > 0 ? 'tool_calls' : 'stop', derived: true }
     // The server's usage, when it counted, is what the client gets: the parts need no count of their own.
     const thinking = (tokens: number): GenerationEvent[] => (reasoning !== undefined ? [{ kind: 'reasoning', text: reasoning, tokens }] : [])
@@ -318,10 +335,10 @@ export class UpstreamBackend implements ModelBackend {
   }
 
   /** A JSON reply's tool calls as whole pieces, each with the gateway's count when `count` is set. */
-  private wholeToolCalls(raw: unknown, count: boolean): GenerationEvent[] {
+  private wholeToolCalls(raw: readonly unknown[], count: boolean): GenerationEvent[] {
     const pieces = new ToolCallPieces()
     const events: GenerationEvent[] = []
-    for (const [position, call] of (Array.isArray(raw) ? raw : []).entries()) {
+    for (const [position, call] of raw.entries()) {
       const piece = pieces.piece(call, position)
       if (piece === undefined) continue
       const tokens = !count ? 0 : this.options.tokenizer.count((piece.function?.name ?? '') + (piece.function?.arguments ?? ''))
@@ -329,4 +346,12 @@ export class UpstreamBackend implements ModelBackend {
     }
     return events
   }
+}
+
+/**
+ * Whether an error answer says the server has no such endpoint: a 405, or a 404 that is not about
+ * the model (Ollama answers an unknown model with 404 too, and that is no missing endpoint).
+ */
+function lacksPath(status: number, body: string): boolean {
+  return status === 405 || (status === 404 && !/model/i.test(body))
 }

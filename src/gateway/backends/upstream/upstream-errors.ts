@@ -16,6 +16,15 @@ export const upstreamUnavailable = (tried: readonly string[], detail: string) =>
 export const upstreamTimeout = (upstream: string, seconds: number) =>
   new GatewayError('upstream_timeout', `The model server ${upstream} sent no response headers within ${seconds} s.`)
 
+/** The server has none of the paths this endpoint can be forwarded to (501): a model server must offer it. */
+export const upstreamLacks = (upstream: string, paths: readonly string[]) =>
+  new GatewayError(
+    'upstream_not_supported',
+    paths.length === 0
+      ? `The model server ${upstream} cannot serve this endpoint: Mortar does not forward it to model servers.`
+      : `The model server ${upstream} does not offer ${paths.map((path) => 'POST ' + path).join(' or ')} (it answered 404 or 405), which this endpoint needs.`,
+  )
+
 /** After the stream started: sent as one event, and the stream closes without `[DONE]`. */
 export const upstreamBrokeOff = (upstream: string, detail: string) =>
   new GatewayError('upstream_error', `The model server ${upstream} failed mid-reply: ${detail}`)

@@ -1,4 +1,4 @@
-import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-response'
+import type { FinishReason, ToolCallDelta, Usage } from '../../../shared/api/chat-response'
 
 /**
  * Serializes the `chat.completion.chunk` events of one completion. The fields that never change

@@ -1,4 +1,3 @@
-import { randomHex } from '../random-id'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { DIALECT_RULES, type Dialect } from '../../shared/api/dialect'
 import { FINGERPRINT_HEADERS, HeaderName, MortarHeader } from '../../shared/api/headers'
@@ -7,22 +6,24 @@ import type { Principal } from '../auth/key-store'
 import type { OrganizationSettings } from '../config/config-file'
 import type { ModelCatalog } from '../config/model-catalog'
 import type { GenerationRegistry } from '../generation/generation-registry'
-import { upstreamRequestBody } from '../backends/upstream/upstream-body'
+import type { Prompt } from '../backends/generation-request'
 import { recorderOf } from '../capture/exchange-recorder'
+import type { Endpoint } from '../endpoints/endpoint'
+import { answerErrorsAs } from '../http/error-format'
 import { readJsonBody } from '../http/read-json-body'
 import { completionRecord, type CompletionContext, type CompletionObserver, type GenerationEndObserver } from '../pipeline/completion-context'
 import { parseDedupeRequest, requestFingerprint, type InFlightDedupe } from '../pipeline/in-flight-dedupe'
-import { optimizePrompt } from '../pipeline/optimize-prompt'
+import { optimizePrompt, type OptimizerSettings } from '../pipeline/optimize-prompt'
 import { planTokens } from '../pipeline/plan-tokens'
 import { resolveSession } from '../pipeline/resolve-session'
 import { generateJsonReply, sendJsonReply } from '../pipeline/respond-json'
 import { respondWithStream } from '../pipeline/respond-stream'
 import { selectTools } from '../pipeline/select-tools'
-import { validateChatRequest } from '../pipeline/validate-request'
+import type { Tokenizer } from '../tokens/tokenizer'
 import { completionEvents, round } from '../telemetry/completion-events'
 import type { TelemetryBus } from '../telemetry/telemetry-bus'
 
-export interface ChatCompletionsDeps {
+export interface GenerationRouteDeps {
   catalog: () => ModelCatalog
   /** Per-organization settings (their optimizer default). */
   organizations: () => Readonly<Record<string, OrganizationSettings>>
@@ -36,16 +37,19 @@ export interface ChatCompletionsDeps {
   onCompletion: CompletionObserver | undefined
 }
 
-export type ChatCompletionsHandler = (req: IncomingMessage, res: ServerResponse, principal: Principal) => Promise<void>
+export type GenerationHandler = (req: IncomingMessage, res: ServerResponse, principal: Principal) => Promise<void>
 
 /**
- * POST /v1/chat/completions, as a pipeline of stages (auth ran before this handler):
- * read body → validate → dedupe check → resolve model → session → select tools → optimize →
- * plan tokens → generate → respond. Each stage throws a GatewayError to refuse; nothing is written
- * to the response before the generation starts.
+ * Any generation endpoint (endpoints/endpoint.ts), as a pipeline of stages (the front door ran
+ * before this handler): read body → the endpoint's accept → dedupe check → resolve model →
+ * session → select tools → optimize → plan tokens → generate → respond in the endpoint's wire
+ * format. Each stage throws a GatewayError to refuse, answered in the endpoint's envelope;
+ * nothing is written to the response before the generation starts.
  */
-export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandler {
+export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): GenerationHandler {
+  const { wire } = endpoint
   return async (req, res, principal) => {
+    answerErrorsAs(req, wire)
     const acceptedAt = performance.now()
     const created = Math.floor(Date.now() / 1000)
     // The key's own dialect wins over the gateway's; every answer says which one it speaks, errors included.
@@ -53,31 +57,31 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
     const dialect = DIALECT_RULES[dialectName]
     res.setHeader(HeaderName.dialect, dialectName)
     const body = await readJsonBody(req, deps.bodyLimitBytes)
-    const validated = validateChatRequest(body.value, { stream: dialect.streamByDefault })
-    const dedupeRequest = parseDedupeRequest(header(req.headers, MortarHeader.dedupe), header(req.headers, MortarHeader.idempotencyKey), validated)
-    const model = deps.catalog().resolve(validated.model)
-    const session = resolveSession(header(req.headers, MortarHeader.session), validated.user)
-    const selected = selectTools(validated, header(req.headers, MortarHeader.toolSelect), model.tokenizer)
-    const optimized = optimizePrompt(selected.request, header(req.headers, MortarHeader.optimize), {
+    const admitted = endpoint.accept(body.value, { dialect })
+    const dedupeRequest = parseDedupeRequest(header(req.headers, MortarHeader.dedupe), header(req.headers, MortarHeader.idempotencyKey), admitted.request)
+    const model = deps.catalog().resolve(admitted.model)
+    const session = resolveSession(header(req.headers, MortarHeader.session), admitted.request.user)
+    const shaped = shapePrompt(admitted.request.prompt, req.headers, model.tokenizer, {
       deploymentMode: model.optimizerMode,
       orgDefault: deps.organizations()[principal.org]?.optimize,
     })
-    const request = optimized.request
+    const request = { ...admitted.request, prompt: shaped.prompt }
     const plan = await planTokens(model, request)
     const recorder = recorderOf(req)
-    const context: CompletionContext = { id: newCompletionId(), created, principal, request, model, session, plan, dialect, observer: recorder }
+    const context: CompletionContext = { id: endpoint.newId(), created, principal, request, model, session, plan, dialect, observer: recorder, wire }
     if (recorder !== undefined) {
       recorder.completion = { model: model.id, deployment: model.backend.deployment, session: session.name, stream: request.stream }
       // The scripted model reads the request itself; what it saw is the body a model server would get.
-      recorder.modelBody = () => upstreamRequestBody(request, { model: model.id, maxTokens: plan.maxTokens, askForUsage: false })
+      const form = request.forms[0]
+      if (form !== undefined) recorder.modelBody = () => form.body(request, { model: model.id, maxTokens: plan.maxTokens, askForUsage: false })
     }
 
     res.setHeader(HeaderName.requestId, context.id)
     res.setHeader(HeaderName.deployment, model.backend.deployment)
     res.setHeader(HeaderName.model, model.id)
     res.setHeader(HeaderName.session, session.name)
-    res.setHeader(HeaderName.optimizer, optimized.report)
-    if (selected.report !== undefined) res.setHeader(HeaderName.toolSelector, selected.report)
+    res.setHeader(HeaderName.optimizer, shaped.optimizer)
+    if (shaped.toolSelector !== undefined) res.setHeader(HeaderName.toolSelector, shaped.toolSelector)
 
     const telemetryBase = { org: principal.org, session: session.name, model: model.id }
     const accepted = (id: string, dedupe: RequestAcceptedEvent['dedupe']): RequestAcceptedEvent => ({
@@ -88,8 +92,8 @@ export function chatCompletions(deps: ChatCompletionsDeps): ChatCompletionsHandl
       key_name: principal.keyName,
       deployment: model.backend.deployment,
       stream: request.stream,
-      optimizer: optimized.report,
-      tool_selector: selected.report ?? null,
+      optimizer: shaped.optimizer,
+      tool_selector: shaped.toolSelector ?? null,
       dedupe,
     })
     // Events are only built when someone subscribes: the telemetry stream costs nothing otherwise.
@@ -169,7 +173,18 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value
 }
 
-/** A completion ID: `chatcmpl-` and 24 hexadecimal characters. */
-export function newCompletionId(): string {
-  return 'chatcmpl-' + randomHex(12)
+/**
+ * The stages that rewrite a prompt, where they apply: named tool selection (a conversation with
+ * tools) and the optimizer (conversations only; a plain prompt is reported `mode=off`, though a
+ * malformed X-Mortar-Optimize is still refused).
+ */
+function shapePrompt(
+  prompt: Prompt,
+  headers: IncomingHttpHeaders,
+  tokenizer: Tokenizer,
+  optimizer: OptimizerSettings,
+): { prompt: Prompt; optimizer: string; toolSelector: string | undefined } {
+  const selected = prompt.kind === 'messages' ? selectTools(prompt, header(headers, MortarHeader.toolSelect), tokenizer) : { request: prompt, report: undefined }
+  const optimized = optimizePrompt(selected.request, header(headers, MortarHeader.optimize), optimizer)
+  return { prompt: optimized.request, optimizer: optimized.report, toolSelector: selected.report }
 }

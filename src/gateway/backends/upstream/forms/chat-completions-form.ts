@@ -1,0 +1,65 @@
+import { internalError } from '../../../errors'
+import type { GenerationRequest, MessagesPrompt } from '../../generation-request'
+import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from '../map-upstream-chunk'
+import type { UpstreamBodyOptions, UpstreamForm, WholeReply } from '../upstream-form'
+
+/**
+ * POST {base}/chat/completions: what every OpenAI-compatible server has, and what the endpoints
+ * that translate (Responses, Messages) fall back to. It takes a conversation only: a plain prompt
+ * is never wrapped in the chat template.
+ */
+export const chatCompletionsForm: UpstreamForm = {
+  path: '/chat/completions',
+  mayBeMissing: false,
+  body: chatCompletionsBody,
+  decoder: (tokenizer) => new UpstreamChunkMapper(tokenizer),
+  whole: wholeChatCompletion,
+}
+
+/**
+ * The body sent to a model server: the client's fields as sent (temperature, stop, … included),
+ * the normalized messages (so `developer` and content arrays reach servers that don't know them
+ * as plain system text), the planned max_tokens (none when the model's default is none), and always an explicit `stream` — Mortar
+ * defaults it to true, model servers to false. When streaming, usage is asked for whether or not
+ * the client asked (Mortar drops it again for a client that didn't).
+ */
+export function chatCompletionsBody(request: GenerationRequest, options: UpstreamBodyOptions): string {
+  const prompt = messagesOf(request)
+  const body: Record<string, unknown> = {
+    ...request.extraFields,
+    model: options.model,
+    messages: prompt.messages,
+    stream: request.stream,
+  }
+  if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
+  if (request.stream && options.askForUsage) body.stream_options = { include_usage: true }
+  if (prompt.tools.length > 0) {
+    body.tools = prompt.tools
+    if (prompt.toolChoice !== undefined) body.tool_choice = prompt.toolChoice
+    if (prompt.parallelToolCalls !== undefined) body.parallel_tool_calls = prompt.parallelToolCalls
+  }
+  if (request.user !== undefined) body.user = request.user
+  return JSON.stringify(body)
+}
+
+function messagesOf(request: GenerationRequest): MessagesPrompt {
+  if (request.prompt.kind !== 'messages') {
+    process.stderr.write('mortar: a plain prompt was offered to a model server as chat completions\n')
+    throw internalError()
+  }
+  return request.prompt
+}
+
+function wholeChatCompletion(reply: unknown): WholeReply | undefined {
+  const completion = reply as { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown } | null
+  const choice = completion?.choices?.[0]
+  if (choice === undefined) return undefined
+  const message = typeof choice.message === 'object' && choice.message !== null ? choice.message : {}
+  return {
+    content: typeof message.content === 'string' ? message.content : '',
+    reasoning: reasoningOf(message),
+    toolCalls: Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]) : [],
+    finishReason: typeof choice.finish_reason === 'string' && choice.finish_reason !== '' ? choice.finish_reason : undefined,
+    usage: upstreamUsage(completion?.usage),
+  }
+}

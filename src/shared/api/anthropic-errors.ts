@@ -52,6 +52,7 @@ export const ANTHROPIC_ERROR_TYPE: Readonly<Record<ErrorCode, AnthropicErrorType
   upstream_error: 'api_error',
   upstream_unavailable: 'overloaded_error',
   upstream_timeout: 'api_error',
+  upstream_not_supported: 'api_error',
   internal_error: 'api_error',
 }
 

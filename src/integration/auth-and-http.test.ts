@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KeyStore } from '../gateway/auth/key-store'
 import { MAX_CLIENT_REQUEST_ID_LENGTH } from '../gateway/http/request-identity'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
+import { expectEnvelope } from '../test-kit/expect-envelope'
 import { loopbackHost } from '../test-kit/loopback'
 import { rawExchange } from '../test-kit/raw-http'
 
@@ -21,13 +22,8 @@ const chat = (key: string | undefined, headers: Record<string, string> = {}) =>
     body: JSON.stringify({ ...userMessage('hi'), stream: false }),
   })
 
-async function expectAuthError(response: Response, code: string) {
-  expect(response.status).toBe(401)
-  expect(response.headers.get('x-should-retry')).toBe('false')
-  const body = (await response.json()) as { error: Record<string, unknown> }
-  expect(body).toEqual({ error: { message: expect.any(String), type: 'authentication_error', param: null, code } })
-  return body.error.message as string
-}
+const expectAuthError = async (response: Response, code: string): Promise<string> =>
+  (await expectEnvelope(response, { status: 401, retry: false, type: 'authentication_error', param: null, code })).message
 
 describe('API keys', () => {
   it('stores only hashes, owner-only, and the first-run key works', async () => {

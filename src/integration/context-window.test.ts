@@ -7,6 +7,7 @@ import type { ModelObject } from '../shared/api/chat-response'
 import { loadTokenizer } from '../gateway/tokens/tokenizer-registry'
 import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
+import { expectEnvelope } from '../test-kit/expect-envelope'
 
 // Where an upstream model's context window comes from: config.json, --context-window, or the model
 // server's own answer on its native endpoint (shapes as vLLM, SGLang, llama.cpp, LM Studio and
@@ -148,10 +149,7 @@ describe('discovering the window from the model server', () => {
     try {
       const before = fake.requests.length
       const response = await gw.post('/v1/chat/completions', { ...userMessage(promptOf(12_000)), stream: false })
-      expect(response.status).toBe(400)
-      const body = (await response.json()) as { error: { code: string; message: string } }
-      expect(body.error.code).toBe('context_length_exceeded')
-      expect(body.error.message).toContain('8192 tokens')
+      await expectEnvelope(response, { status: 400, code: 'context_length_exceeded', message: '8192 tokens' })
       expect(fake.requests.length).toBe(before)
     } finally {
       await gw.close()

@@ -3,6 +3,7 @@ import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, defaultFakeBehavior, type FakeModelServer } from './fixtures/fake-model-server'
 import { dataPayloads, readEvents, startTestGateway, streamEvents, userMessage, type TestGateway, nextRegisteredGeneration } from './harness'
+import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 
 // `mortar serve --upstream <fake model server>`: what the model server receives, and what the
 // client gets back, for every behaviour of a forwarding deployment (docs/forwarding.md).
@@ -169,18 +170,9 @@ describe('what the client gets back', () => {
 })
 
 describe('failures before the stream starts', () => {
-  const expectEnvelope = async (response: Response, status: number, code: string) => {
-    expect(response.status).toBe(status)
-    const body = (await response.json()) as { error: { type: string; code: string; message: string } }
-    expect(body.error).toMatchObject({ type: 'upstream_error', code })
-    return { body, retry: response.headers.get('x-should-retry') }
-  }
-
   it('a server error is 502 upstream_error, retryable', async () => {
     fake.behavior.mode = 'error-500'
-    const { body, retry } = await expectEnvelope(await gw.post('/v1/chat/completions', userMessage('hi')), 502, 'upstream_error')
-    expect(body.error.message).toContain('model crashed')
-    expect(retry).toBe('true')
+    await expectEnvelope(await gw.post('/v1/chat/completions', userMessage('hi')), { status: 502, type: 'upstream_error', code: 'upstream_error', message: 'model crashed', retry: true })
     const error = await gw.client().chat.completions.create({ ...userMessage('hi'), stream: false } as never).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OpenAI.APIError)
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502)
@@ -189,16 +181,20 @@ describe('failures before the stream starts', () => {
   it("a server's refusal (4xx) is 502 too, but not retryable", async () => {
     fake.behavior.mode = 'error-400'
     fake.behavior.errorMessage = 'this model does not support tools'
-    const { body, retry } = await expectEnvelope(await gw.post('/v1/chat/completions', { ...userMessage('hi'), stream: false }), 502, 'upstream_error')
-    expect(body.error.message).toContain('this model does not support tools')
-    expect(retry).toBe('false')
+    await expectEnvelope(await gw.post('/v1/chat/completions', { ...userMessage('hi'), stream: false }), {
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_error',
+      message: 'this model does not support tools',
+      retry: false,
+    })
   })
 
   it('no response headers within the timeout is 504 upstream_timeout, and the server sees the hang-up', async () => {
     fake.behavior.mode = 'never-answer'
     const response = gw.post('/v1/chat/completions', userMessage('hi'))
     const received = await fake.requestAt(fake.requests.length)
-    await expectEnvelope(await response, 504, 'upstream_timeout')
+    await expectEnvelope(await response, { status: 504, type: 'upstream_error', code: 'upstream_timeout' })
     await received.ended
     expect(received.hungUp).toBe(true)
   })
@@ -208,9 +204,7 @@ describe('failures mid-stream: one upstream_error event, then close without [DON
   const expectBrokenStream = async (detail: RegExp) => {
     const events = await readEvents(await gw.post('/v1/chat/completions', userMessage('hi')))
     expect(events).not.toContain('data: [DONE]')
-    const last = JSON.parse(events.at(-1)!.slice('data: '.length)) as { error: { type: string; code: string; message: string } }
-    expect(last.error.type).toBe('upstream_error')
-    expect(last.error.message).toMatch(detail)
+    expectErrorPayload(JSON.parse(events.at(-1)!.slice('data: '.length)), { type: 'upstream_error', message: detail })
     // Never a synthetic stop.
     expect(events.some((e) => e.includes('"finish_reason":"stop"'))).toBe(false)
     expect(lastRecord()?.outcome).toBe('failed')

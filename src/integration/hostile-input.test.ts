@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
+import { expectEnvelope } from '../test-kit/expect-envelope'
 
 // JSON nested deep enough to overflow whatever walks it later was a 500; it is a 400 now, refused
 // before anything recursive sees it (limit: 64 levels, docs/security.md).
@@ -23,13 +24,8 @@ afterAll(async () => {
   await fake.close()
 })
 
-async function expectRefused(response: Response, code: string, param: string | null) {
-  const body = (await response.json()) as { error: { type: string; code: string; param: string | null; message: string } }
-  expect(response.status).toBe(400)
-  expect(body.error).toMatchObject({ type: 'invalid_request_error', code, param })
-  expect(body.error.message).toContain('more than 64 levels deep')
-  expect(response.headers.get('x-should-retry')).toBe('false')
-}
+const expectRefused = (response: Response, code: string, param: string | null) =>
+  expectEnvelope(response, { status: 400, retry: false, type: 'invalid_request_error', code, param, message: 'more than 64 levels deep' })
 
 describe('deeply nested JSON', () => {
   it('in tools[].function.parameters (2,000 deep, a 70 KB body) is a 400, not a 500 from the template', async () => {

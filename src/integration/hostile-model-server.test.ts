@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_SSE_LINE_CHARS } from '../shared/sse/sse-decoder'
 import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
 import { readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
+import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 
 // A model server that misbehaves on purpose: what it sends is bounded by the gateway, whatever it is.
 
@@ -28,9 +29,10 @@ describe('a model server sending one giant SSE line', () => {
     expect(response.status).toBe(200)
     const events = await readEvents(response)
     expect(events).not.toContain('data: [DONE]')
-    const last = JSON.parse(events.at(-1)!.slice('data: '.length)) as { error: { type: string; message: string } }
-    expect(last.error.type).toBe('upstream_error')
-    expect(last.error.message).toContain(`longer than ${MAX_SSE_LINE_CHARS.toLocaleString('en-US')} characters`)
+    expectErrorPayload(JSON.parse(events.at(-1)!.slice('data: '.length)), {
+      type: 'upstream_error',
+      message: `longer than ${MAX_SSE_LINE_CHARS.toLocaleString('en-US')} characters`,
+    })
     const request = fake.requests[before]!
     await request.ended
     expect(request.hungUp).toBe(true)
@@ -44,9 +46,11 @@ describe('a model server whose error text holds credentials', () => {
     fake.behavior.errorMessage =
       'Invalid header Authorization: Bearer sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2 for key mk_live_Q1w2E3r4T5y6U7i8 (api_key=upstream-s3cret)'
     const response = await gw.post('/v1/chat/completions', { ...userMessage('hi'), stream: false })
-    const body = (await response.json()) as { error: { type: string; message: string } }
-    expect(body.error.type).toBe('upstream_error')
-    expect(body.error.message).toContain('Invalid header Authorization: Bearer [redacted] for key [redacted] (api_key=[redacted])')
-    for (const secret of ['sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2', 'mk_live_Q1w2E3r4T5y6U7i8', 'upstream-s3cret']) expect(JSON.stringify(body)).not.toContain(secret)
+    const error = await expectEnvelope(response, {
+      status: 502,
+      type: 'upstream_error',
+      message: 'Invalid header Authorization: Bearer [redacted] for key [redacted] (api_key=[redacted])',
+    })
+    for (const secret of ['sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2', 'mk_live_Q1w2E3r4T5y6U7i8', 'upstream-s3cret']) expect(JSON.stringify(error)).not.toContain(secret)
   })
 })

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer, type FakeReplay } from './fixtures/fake-model-server'
 import { loadRecording, recordingNames, type RecordingMeta } from './fixtures/recordings'
 import { dataPayloads, readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
+import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 
 // Recordings of what vLLM, llama.cpp, Ollama, SGLang and TGI send (fixtures/recordings), replayed
 // through `mortar serve --upstream` into the openai SDK: the reply must arrive whole.
@@ -127,9 +128,7 @@ describe('SGLang: HTTP 200, an error event, then [DONE]', () => {
     replay(replayed)
     const events = await readEvents(await gw.post('/v1/chat/completions', userMessage('hi')))
     expect(events).not.toContain('data: [DONE]')
-    const last = dataPayloads(events).at(-1) as { error: { code: string; message: string } }
-    expect(last.error.code).toBe('upstream_error')
-    expect(last.error.message).toMatch(/longer than the model's context length/)
+    expectErrorPayload(dataPayloads(events).at(-1), { code: 'upstream_error', message: /longer than the model's context length/ })
     expect(gw.completions.at(-1)?.outcome).toBe('failed')
   })
 })
@@ -156,7 +155,7 @@ describe('how a stream ends', () => {
     replay({ ...loadRecording('llamacpp-2024-no-done').replay, ending: 'reset' })
     const events = await readEvents(await gw.post('/v1/chat/completions', userMessage('hi')))
     expect(events).not.toContain('data: [DONE]')
-    expect((dataPayloads(events).at(-1) as { error: { code: string } }).error.code).toBe('upstream_error')
+    expectErrorPayload(dataPayloads(events).at(-1), { code: 'upstream_error' })
   })
 })
 
@@ -173,9 +172,7 @@ describe('the idle timeout between chunks', () => {
     const events = await readEvents(await gateway.post('/v1/chat/completions', userMessage('hi')))
     expect(dataPayloads(events).map((chunk) => (chunk.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content)).toContain('Hello')
     expect(events).not.toContain('data: [DONE]')
-    const last = dataPayloads(events).at(-1) as { error: { code: string; message: string } }
-    expect(last.error.code).toBe('upstream_error')
-    expect(last.error.message).toContain(`sent nothing for ${seconds} s`)
+    expectErrorPayload(dataPayloads(events).at(-1), { code: 'upstream_error', message: `sent nothing for ${seconds} s` })
     const request = server.requests[before]!
     await request.ended
     expect(request.hungUp).toBe(true)
@@ -199,10 +196,7 @@ describe('the idle timeout between chunks', () => {
       server.behavior.mode = 'replay'
       server.behavior.replay = { body: '{"id":"chatcmpl-1","object":"chat.com', contentType: 'application/json', ending: 'keep-open' }
       const response = await gateway.post('/v1/chat/completions', { ...userMessage('hi'), stream: false })
-      expect(response.status).toBe(502)
-      const { error } = (await response.json()) as { error: { code: string; message: string } }
-      expect(error.code).toBe('upstream_error')
-      expect(error.message).toContain('sent nothing for 0.2 s')
+      await expectEnvelope(response, { status: 502, code: 'upstream_error', message: 'sent nothing for 0.2 s' })
       const request = server.requests.at(-1)!
       await request.ended
       expect(request.hungUp).toBe(true)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
 import { readEvents, startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
+import { expectEnvelope } from '../test-kit/expect-envelope'
 
 let a: FakeModelServer
 let b: FakeModelServer
@@ -69,11 +70,8 @@ describe('two replicas', () => {
     await a.kill()
     await b.kill()
     const response = await gw.post('/v1/chat/completions', { ...userMessage('hi'), stream: false })
-    expect(response.status).toBe(503)
-    const body = (await response.json()) as { error: { code: string; type: string; message: string } }
-    expect(body.error).toMatchObject({ code: 'upstream_unavailable', type: 'upstream_error' })
-    expect(body.error.message).toContain(a.host)
-    expect(body.error.message).toContain(b.host)
+    const error = await expectEnvelope(response, { status: 503, code: 'upstream_unavailable', type: 'upstream_error', message: a.host })
+    expect(error.message).toContain(b.host)
   })
 })
 

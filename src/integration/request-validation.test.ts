@@ -5,6 +5,7 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_BODY_LIMIT_BYTES } from '../gateway/http/read-json-body'
 import { readEvents, dataPayloads, startTestGateway, type TestGateway } from './harness'
+import { expectEnvelope, type EnvelopeError } from '../test-kit/expect-envelope'
 
 /**
  * Request validation end to end: the real `mortar serve` on port 0, raw fetch (and the `openai`
@@ -12,9 +13,6 @@ import { readEvents, dataPayloads, startTestGateway, type TestGateway } from './
  */
 
 type Json = Record<string, unknown>
-interface Envelope {
-  error: { message: string; type: string; param: string | null; code: string | null }
-}
 
 const COMPLETIONS = '/v1/chat/completions'
 /** Codes the Errors table reserves for other rows: a validation 400 must not carry them. */
@@ -39,29 +37,12 @@ afterAll(async () => {
   await gw.close()
 })
 
-/** Status, `x-should-retry: false`, a JSON body, and exactly the OpenAI envelope's keys. */
-async function expectEnvelope(response: Response, status: number): Promise<Envelope['error']> {
-  expect(response.status).toBe(status)
-  expect(response.headers.get('x-should-retry')).toBe('false')
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-  expect(response.headers.get('x-request-id')).toBeTruthy()
-  const json = (await response.json()) as Envelope
-  expect(Object.keys(json)).toEqual(['error'])
-  expect(Object.keys(json.error).sort()).toEqual(['code', 'message', 'param', 'type'])
-  expect(typeof json.error.message).toBe('string')
-  expect(json.error.message.length).toBeGreaterThan(0)
-  expect(typeof json.error.type).toBe('string')
-  expect(json.error.param === null || typeof json.error.param === 'string').toBe(true)
-  expect(json.error.code === null || typeof json.error.code === 'string').toBe(true)
-  return json.error
-}
+/** A refusal the client must not retry: its status and the gateway's envelope. */
+const refusal = (response: Response, status: number): Promise<EnvelopeError> => expectEnvelope(response, { status, retry: false })
 
 /** A validation 400: the envelope, `invalid_request_error`, the field named in `param` and message. */
-async function expectValidation400(response: Response, param: string | null): Promise<Envelope['error']> {
-  const error = await expectEnvelope(response, 400)
-  expect(error.type).toBe('invalid_request_error')
-  expect(error.param).toBe(param)
-  if (param !== null) expect(error.message).toContain(param)
+async function expectValidation400(response: Response, param: string | null): Promise<EnvelopeError> {
+  const error = await expectEnvelope(response, { status: 400, retry: false, type: 'invalid_request_error', param, ...(param !== null ? { message: param } : {}) })
   expect(OTHER_ROWS_CODES).not.toContain(error.code)
   return error
 }
@@ -305,7 +286,7 @@ describe('413: a body over the limit', () => {
   })
 
   it('refuses a body one byte over the limit with 413, with Content-Length declared', async () => {
-    const error = await expectEnvelope(await post(paddedBody(DEFAULT_BODY_LIMIT_BYTES + 1)), 413)
+    const error = await refusal(await post(paddedBody(DEFAULT_BODY_LIMIT_BYTES + 1)), 413)
     expect(error.type).toBe('invalid_request_error')
     expect(error.message).toContain(String(DEFAULT_BODY_LIMIT_BYTES))
   })
@@ -324,7 +305,7 @@ describe('413: a body over the limit', () => {
       void connection.sendPadded(gw.ownerKey, oversize, chunked)
       const response = await connection.readResponse()
       if (response === 'closed') throw new Error('the connection closed without a response')
-      const error = await expectEnvelope(response, 413)
+      const error = await refusal(response, 413)
       expect(error.message).toContain(String(DEFAULT_BODY_LIMIT_BYTES))
     } finally {
       connection.close()
@@ -471,7 +452,7 @@ describe('401: missing or bad keys', () => {
     const withKey = Object.fromEntries(
       Object.entries(headers).map(([name, value]) => [name, value.replace('KEY_PLACEHOLDER', gw.ownerKey)]),
     )
-    const error = await expectEnvelope(await send(withKey), 401)
+    const error = await refusal(await send(withKey), 401)
     expect(error.code).not.toBeNull()
     // The refusal never repeats what was sent as a key.
     expect(error.message).not.toContain('mk_live_notarealkey')
@@ -480,27 +461,27 @@ describe('401: missing or bad keys', () => {
 
   it('checks the key before the body: a bad body without a key is 401, not 400', async () => {
     const response = await fetch(`${gw.url}${COMPLETIONS}`, { method: 'POST', body: 'not json' })
-    await expectEnvelope(response, 401)
+    await refusal(response, 401)
   })
 })
 
 describe('404: model_not_found', () => {
   it('answers an unknown model with the documented message', async () => {
-    const error = await expectEnvelope(await post(body({ model: 'gpt-4o' })), 404)
+    const error = await refusal(await post(body({ model: 'gpt-4o' })), 404)
     expect(error.message).toBe('The model `gpt-4o` does not exist.')
     expect(error.type).toBe('invalid_request_error')
     expect(error.code).toBe('model_not_found')
   })
 
   it('names the model exactly as sent', async () => {
-    const error = await expectEnvelope(await post(body({ model: 'qwen/qwen2.5-7b-instruct' })), 404)
+    const error = await refusal(await post(body({ model: 'qwen/qwen2.5-7b-instruct' })), 404)
     expect(error.message).toBe('The model `qwen/qwen2.5-7b-instruct` does not exist.')
   })
 })
 
 describe('the openai SDK', () => {
   it('surfaces a 400 as OpenAI.BadRequestError with status, code and param', async () => {
-    const raw = (await (await post({ model: DEFAULT_MODEL_ID, messages: [], stream: false })).json()) as Envelope
+    const raw = await refusal(await post({ model: DEFAULT_MODEL_ID, messages: [], stream: false }), 400)
     const error: unknown = await gw
       .client()
       .chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [], stream: false })
@@ -509,7 +490,7 @@ describe('the openai SDK', () => {
     const badRequest = error as InstanceType<typeof OpenAI.BadRequestError>
     expect(badRequest.status).toBe(400)
     expect(badRequest.param).toBe('messages')
-    expect(badRequest.code).toBe(raw.error.code)
+    expect(badRequest.code).toBe(raw.code)
     expect(badRequest.message).toContain('messages')
     expect(badRequest.headers.get('x-should-retry')).toBe('false')
   })

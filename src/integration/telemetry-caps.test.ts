@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_SUBSCRIPTIONS_PER_KEY, MAX_SUBSCRIPTIONS_PER_ORG, type TelemetryBus } from '../gateway/telemetry/telemetry-bus'
 import { startTestGateway, type TestGateway } from './harness'
+import { expectEnvelope } from '../test-kit/expect-envelope'
 
 // Every open /v1/telemetry subscription costs each publish a write: a key (and an organization)
 // may hold only so many; past that, a plain 429 in the OpenAI envelope, before any SSE header.
@@ -53,14 +54,8 @@ async function subscribe(key: string): Promise<Subscription> {
   }
 }
 
-async function expectRefused(response: Response, scope: string) {
-  expect(response.status).toBe(429)
-  expect(response.headers.get('content-type')).toContain('application/json')
-  const body = (await response.json()) as { error: Record<string, unknown> }
-  expect(body.error).toMatchObject({ type: 'rate_limit_error', code: 'too_many_subscriptions', param: null })
-  expect(body.error.message).toContain(`This ${scope} already has`)
-  expect(response.headers.get('x-should-retry')).toBe('false')
-}
+const expectRefused = (response: Response, scope: string) =>
+  expectEnvelope(response, { status: 429, retry: false, type: 'rate_limit_error', code: 'too_many_subscriptions', param: null, message: `This ${scope} already has` })
 
 describe('telemetry subscription caps', () => {
   it(`lets one key hold ${MAX_SUBSCRIPTIONS_PER_KEY} subscriptions, refuses the next with 429, and admits one again after a close`, async () => {

@@ -10,6 +10,7 @@ import { KeyStore } from '../auth/key-store'
 import { buildCatalog } from '../config/build-catalog'
 import { defaultConfig } from '../config/config-file'
 import { createGateway } from '../create-gateway'
+import { expectErrorPayload } from '../../test-kit/expect-envelope'
 
 // Fuzzing: bad input gets a 4xx with the error envelope — never a 5xx, a crash, a hang or a stack trace.
 let server: Server
@@ -57,8 +58,7 @@ async function expectDocumentedReply(response: Response): Promise<void> {
   const text = await response.text()
   expect(response.status === 200 || (response.status >= 400 && response.status < 500)).toBe(true)
   if (response.status !== 200 && response.headers.get('content-type')?.startsWith('application/json')) {
-    const envelope = JSON.parse(text) as { error: Record<string, unknown> }
-    expect(Object.keys(envelope.error).sort()).toEqual(['code', 'message', 'param', 'type'])
+    expectErrorPayload(JSON.parse(text))
   }
   expect(text).not.toMatch(/at .*\.(ts|js):\d+/)
 }

@@ -56,7 +56,8 @@ export function ParsedView({ reply, streamed }: { reply: AssembledReply; streame
         </dd>
         {streamed ? (
           <>
-            <dt>[DONE]</dt>
+            {/* A chat stream ends with [DONE]; a Responses stream with its terminal event. */}
+            <dt>end of stream</dt>
             <dd data-testid="parsed-done">{reply.sawDone ? 'received' : 'not received'}</dd>
           </>
         ) : null}

@@ -1,7 +1,7 @@
 import type { ChatCompletion, Usage } from '../../../../shared/api/chat-response'
 import type { ErrorEnvelope } from '../../../../shared/api/errors'
 import { stoppedByOf, type StoppedBy } from '../../../../shared/api/stream-notes'
-import type { StreamFrame } from './stream-frames'
+import type { StreamFrame, TypedEvent } from './stream-frames'
 
 export interface AssembledToolCall {
   index: number
@@ -95,6 +95,7 @@ export class ReplyAssembler {
       reply.error = frame.error
       return
     }
+    if (frame.kind === 'event' && frame.event !== undefined) return this.addEvent(frame.event, frame)
     if (frame.kind === 'invalid') this.anomaly(`frame ${frame.seq}: data that is not a chunk`)
     if (frame.kind === 'partial') this.anomaly(`frame ${frame.seq}: the stream ended inside a frame`)
     if (frame.kind !== 'chunk' || frame.chunk === undefined) return
@@ -135,6 +136,72 @@ export class ReplyAssembler {
   view(): AssembledReply {
     const toolCalls = [...this.calls.values()].sort((a, b) => a.index - b.index).map((call) => ({ ...call }))
     return { ...this.reply, content: this.content, reasoning: this.reasoning, toolCalls, anomalies: [...this.reply.anomalies] }
+  }
+
+  /**
+   * A Responses API event. Its text, reasoning and function calls add up as a chat stream's do
+   * (a call's index is its output index); its terminal event ends the stream as `[DONE]` does a
+   * chat stream, with the status (or why it is incomplete) as the finish reason — except a
+   * response Mortar stopped, which is a stop, as its chat form is.
+   */
+  private addEvent(event: TypedEvent, frame: StreamFrame): void {
+    const reply = this.reply
+    const record = (value: unknown) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {})
+    const carried = () => {
+      reply.deltas++
+      reply.firstDeltaAt ??= frame.at
+      reply.lastDeltaAt = frame.at
+    }
+    const index = typeof event.output_index === 'number' ? event.output_index : null
+    switch (event.type) {
+      case 'response.created': {
+        const response = record(event.response)
+        reply.id ??= typeof response.id === 'string' ? response.id : null
+        reply.model ??= typeof response.model === 'string' ? response.model : null
+        return
+      }
+      case 'response.output_text.delta':
+        if (typeof event.delta === 'string' && event.delta !== '') {
+          reply.role ??= 'assistant'
+          this.content += event.delta
+          carried()
+        }
+        return
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        if (typeof event.delta === 'string' && event.delta !== '') {
+          this.reasoning += event.delta
+          carried()
+        }
+        return
+      case 'response.output_item.added': {
+        const item = record(event.item)
+        if (item.type !== 'function_call' || index === null) return
+        this.addToolPiece({ index, id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } }, frame.seq)
+        carried()
+        return
+      }
+      case 'response.function_call_arguments.delta':
+        if (index === null || typeof event.delta !== 'string') return
+        this.addToolPiece({ index, function: { arguments: event.delta } }, frame.seq)
+        carried()
+        return
+      case 'response.completed':
+      case 'response.incomplete':
+      case 'response.failed': {
+        if (reply.sawDone) this.anomaly(`frame ${frame.seq}: a second terminal event`)
+        reply.sawDone = true
+        const response = record(event.response)
+        reply.usage = responsesUsage(response.usage) ?? reply.usage
+        const reason = record(response.incomplete_details).reason
+        if (reason === 'stopped' || reason === 'shutdown') reply.stoppedBy ??= reason === 'shutdown' ? 'shutdown' : 'stop_call'
+        else if (event.type === 'response.failed') {
+          const error = record(response.error)
+          reply.error ??= { message: typeof error.message === 'string' ? error.message : 'the response failed', type: 'server_error', param: null, code: null }
+        } else reply.finishReason = typeof reason === 'string' ? reason : typeof response.status === 'string' ? response.status : event.type
+        return
+      }
+    }
   }
 
   private addToolPiece(piece: unknown, seq: number): void {
@@ -189,6 +256,58 @@ export function assembleCompletion(completion: ChatCompletion): AssembledReply {
     })),
     finishReason: choice.finish_reason,
     usage: completion.usage,
+  }
+}
+
+/** A Responses usage object in the chat names the inspector shows; null when it is none. */
+function responsesUsage(value: unknown): Usage | null {
+  if (typeof value !== 'object' || value === null) return null
+  const { input_tokens, output_tokens, total_tokens, input_tokens_details } = value as Record<string, unknown>
+  if (typeof input_tokens !== 'number' || typeof output_tokens !== 'number') return null
+  const usage: Usage = { prompt_tokens: input_tokens, completion_tokens: output_tokens, total_tokens: typeof total_tokens === 'number' ? total_tokens : input_tokens + output_tokens }
+  if (typeof input_tokens_details === 'object' && input_tokens_details !== null) usage.prompt_tokens_details = input_tokens_details as Record<string, unknown>
+  return usage
+}
+
+/**
+ * The parsed view of a non-streamed Responses reply (`object: "response"`): its message text,
+ * reasoning summaries and function calls, status and usage.
+ */
+export function assembleResponse(response: Record<string, unknown>): AssembledReply {
+  const reply = emptyReply()
+  let content = ''
+  let reasoning = ''
+  const toolCalls: AssembledToolCall[] = []
+  const output = Array.isArray(response.output) ? (response.output as unknown[]) : []
+  output.forEach((entry, index) => {
+    if (typeof entry !== 'object' || entry === null) return
+    const item = entry as Record<string, unknown>
+    const parts = [...(Array.isArray(item.content) ? item.content : []), ...(Array.isArray(item.summary) ? item.summary : [])] as unknown[]
+    const texts = parts.map((part) => (typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+    if (item.type === 'message') content += texts.join('')
+    else if (item.type === 'reasoning') reasoning += texts.join('')
+    else if (item.type === 'function_call') {
+      toolCalls.push({
+        index,
+        id: typeof item.call_id === 'string' ? item.call_id : null,
+        type: 'function',
+        name: typeof item.name === 'string' ? item.name : '',
+        arguments: typeof item.arguments === 'string' ? item.arguments : '',
+        pieces: 1,
+      })
+    }
+  })
+  const incomplete = typeof response.incomplete_details === 'object' && response.incomplete_details !== null ? (response.incomplete_details as { reason?: unknown }).reason : undefined
+  return {
+    ...reply,
+    id: typeof response.id === 'string' ? response.id : null,
+    model: typeof response.model === 'string' ? response.model : null,
+    role: output.length > 0 ? 'assistant' : null,
+    content,
+    reasoning,
+    toolCalls,
+    finishReason: typeof incomplete === 'string' ? incomplete : typeof response.status === 'string' ? response.status : null,
+    usage: responsesUsage(response.usage),
   }
 }
 

@@ -4,7 +4,7 @@
 import type { ChatCompletion } from '../../../../shared/api/chat-response'
 import { MortarHeader } from '../../../../shared/api/headers'
 import type { CapturedFrame, Exchange, HeaderPairs } from '../../../../shared/api/traffic'
-import { assembleCompletion, assembleFrames, type AssembledReply } from './assemble-reply'
+import { assembleCompletion, assembleFrames, assembleResponse, type AssembledReply } from './assemble-reply'
 import type { ExchangeOutcome, RecordedExchange } from './exchange'
 import { StreamFrameRecorder, type StreamFrame } from './stream-frames'
 
@@ -53,6 +53,7 @@ export function streamFramesOf(captured: readonly CapturedFrame[], endMs: number
 function replyOf(frames: readonly StreamFrame[], body: string | null, ok: boolean): AssembledReply {
   if (frames.length > 0) return assembleFrames(frames)
   const completion = ok ? parseJsonObject(body) : null
+  if (completion?.object === 'response') return assembleResponse(completion)
   if (completion !== null && Array.isArray(completion.choices) && completion.choices.length > 0) {
     try {
       return assembleCompletion(completion as unknown as ChatCompletion)

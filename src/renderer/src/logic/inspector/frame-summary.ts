@@ -18,6 +18,8 @@ export type FrameSummaryPart =
   | { kind: 'comment'; text: string }
   | { kind: 'invalid'; text: string }
   | { kind: 'partial'; text: string }
+  /** A typed event with no text of its own (`response.created`, `response.output_item.done`…), by its name. */
+  | { kind: 'event'; name: string; detail: string }
   /** A chunk whose delta carries nothing (`{}` or only nulls), or an `event:`/`id:` line alone. */
   | { kind: 'empty' }
 
@@ -85,10 +87,55 @@ function chunkParts(chunk: unknown): FrameSummaryPart[] {
   return parts
 }
 
+/** What a Responses usage object counts, in the parts' terms. */
+function responsesUsagePart(usage: unknown): FrameSummaryPart[] {
+  if (!isObject(usage)) return []
+  const details = isObject(usage.input_tokens_details) ? usage.input_tokens_details : {}
+  return [{ kind: 'usage', prompt: numberOrNull(usage.input_tokens), completion: numberOrNull(usage.output_tokens), cached: numberOrNull(details.cached_tokens) }]
+}
+
+/**
+ * A Responses API event: its deltas read as a chat chunk's (text, reasoning, a tool call's
+ * pieces, by output index), its terminal event as the finish (the status, or why it is
+ * incomplete) and the usage; every other event by its name and the item or response it is about.
+ */
+function eventParts(event: Record<string, unknown>): FrameSummaryPart[] {
+  const type = String(event.type)
+  const outputIndex = numberOrNull(event.output_index)
+  switch (type) {
+    case 'response.output_text.delta':
+      return [{ kind: 'content', text: stringOrNull(event.delta) ?? '' }]
+    case 'response.reasoning_summary_text.delta':
+    case 'response.reasoning_text.delta':
+      return [{ kind: 'reasoning', text: stringOrNull(event.delta) ?? '' }]
+    case 'response.function_call_arguments.delta':
+      return [{ kind: 'tool', index: outputIndex, id: null, name: null, arguments: stringOrNull(event.delta) ?? '' }]
+    case 'response.completed':
+    case 'response.incomplete':
+    case 'response.failed': {
+      const response = isObject(event.response) ? event.response : {}
+      const incomplete = isObject(response.incomplete_details) ? stringOrNull(response.incomplete_details.reason) : null
+      const status = stringOrNull(response.status) ?? type.slice('response.'.length)
+      return [{ kind: 'finish', reason: incomplete === null ? status : `${status}: ${incomplete}` }, ...responsesUsagePart(response.usage)]
+    }
+    default: {
+      const item = isObject(event.item) ? event.item : undefined
+      if (type === 'response.output_item.added' && item?.type === 'function_call') {
+        return [{ kind: 'tool', index: outputIndex, id: stringOrNull(item.call_id), name: stringOrNull(item.name), arguments: stringOrNull(item.arguments) ?? '' }]
+      }
+      const response = isObject(event.response) ? event.response : undefined
+      const about = item !== undefined ? [stringOrNull(item.type), stringOrNull(item.id)] : response !== undefined ? [stringOrNull(response.id)] : [stringOrNull(event.item_id)]
+      return [{ kind: 'event', name: type, detail: about.filter((s) => s !== null).join(' ') }]
+    }
+  }
+}
+
 function frameParts(frame: StreamFrame): FrameSummaryPart[] {
   switch (frame.kind) {
     case 'chunk':
       return chunkParts(frame.chunk)
+    case 'event':
+      return frame.event === undefined ? [] : eventParts(frame.event)
     case 'done':
       return [{ kind: 'done' }]
     case 'ping':
@@ -136,6 +183,8 @@ export function partValue(part: FrameSummaryPart): string {
     case 'invalid':
     case 'partial':
       return part.text
+    case 'event':
+      return part.detail === '' ? part.name : `${part.name} ${part.detail}`
     case 'ping':
     case 'empty':
       return ''

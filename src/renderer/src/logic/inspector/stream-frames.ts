@@ -6,14 +6,16 @@ import { SseFrameSplitter } from '../../../../shared/sse/sse-frame-splitter'
 /**
  * What a frame of a chat-completion stream is:
  * - `chunk`: a `chat.completion.chunk` object;
+ * - `event`: an event that names its own `type` (the Responses API's `response.output_text.delta`…);
  * - `done`: `data: [DONE]`;
- * - `error`: a `{"error": …}` event (the stream then ends without `[DONE]`);
+ * - `error`: a `{"error": …}` event (the stream then ends without `[DONE]`), or the Responses
+ *   API's `{"type": "error", "message": …}`;
  * - `ping`: the `: ping` keep-alive comment; `comment`: any other comment;
  * - `invalid`: data that is not JSON, or JSON of no known shape;
  * - `other`: a frame with no data and no comment (an `event:` or `id:` line alone);
  * - `partial`: text after the last complete frame when the stream ended.
  */
-export type FrameKind = 'chunk' | 'done' | 'error' | 'ping' | 'comment' | 'invalid' | 'other' | 'partial'
+export type FrameKind = 'chunk' | 'event' | 'done' | 'error' | 'ping' | 'comment' | 'invalid' | 'other' | 'partial'
 
 export interface StreamFrame {
   /** 0, 1, 2… in arrival order. */
@@ -28,10 +30,14 @@ export interface StreamFrame {
   /** The data of a data event, or the text of a comment. */
   text: string
   chunk?: ChatCompletionChunk
+  /** A typed event's JSON (its `type` a string), read as unknown: any server may have sent it. */
+  event?: TypedEvent
   error?: ErrorEnvelope['error']
 }
 
-type Classified = Pick<StreamFrame, 'kind' | 'text' | 'chunk' | 'error'>
+export type TypedEvent = Record<string, unknown> & { type: string }
+
+type Classified = Pick<StreamFrame, 'kind' | 'text' | 'chunk' | 'event' | 'error'>
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -51,6 +57,11 @@ function classifyData(data: string): Classified {
   if (isObject(value) && Array.isArray(value.choices)) {
     return { kind: 'chunk', text: data, chunk: value as unknown as ChatCompletionChunk }
   }
+  if (isObject(value) && value.type === 'error' && typeof value.message === 'string') {
+    const error = { message: value.message, type: 'error', param: value.param ?? null, code: value.code ?? null }
+    return { kind: 'error', text: data, error: error as unknown as ErrorEnvelope['error'] }
+  }
+  if (isObject(value) && typeof value.type === 'string') return { kind: 'event', text: data, event: value as TypedEvent }
   return { kind: 'invalid', text: data }
 }
 

@@ -1,6 +1,7 @@
-import type { ChatCompletion, Usage } from '../../../../shared/api/chat-response'
+import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../../../shared/api/chat-response'
 import type { ErrorEnvelope } from '../../../../shared/api/errors'
 import { stoppedByOf, type StoppedBy } from '../../../../shared/api/stream-notes'
+import { readAnthropicEvent } from './anthropic-events'
 import type { StreamFrame, TypedEvent } from './stream-frames'
 
 export interface AssembledToolCall {
@@ -99,8 +100,11 @@ export class ReplyAssembler {
     if (frame.kind === 'invalid') this.anomaly(`frame ${frame.seq}: data that is not a chunk`)
     if (frame.kind === 'partial') this.anomaly(`frame ${frame.seq}: the stream ended inside a frame`)
     if (frame.kind !== 'chunk' || frame.chunk === undefined) return
+    this.addChunk(frame.chunk, frame)
+  }
 
-    const chunk = frame.chunk
+  private addChunk(chunk: ChatCompletionChunk, frame: StreamFrame): void {
+    const reply = this.reply
     reply.chunks++
     reply.id ??= typeof chunk.id === 'string' ? chunk.id : null
     reply.model ??= typeof chunk.model === 'string' ? chunk.model : null
@@ -146,6 +150,17 @@ export class ReplyAssembler {
    */
   private addEvent(event: TypedEvent, frame: StreamFrame): void {
     const reply = this.reply
+    // An Anthropic event adds up as the chunk it amounts to; message_stop ends the stream.
+    const anthropic = readAnthropicEvent(event)
+    if (anthropic !== undefined) {
+      if (anthropic.chunk !== undefined) this.addChunk(anthropic.chunk, frame)
+      if (anthropic.ends) {
+        if (reply.sawDone) this.anomaly(`frame ${frame.seq}: a second message_stop`)
+        reply.sawDone = true
+      }
+      if (event.type === 'ping') reply.pings++
+      return
+    }
     const record = (value: unknown) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {})
     const carried = () => {
       reply.deltas++

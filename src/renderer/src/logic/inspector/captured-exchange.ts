@@ -4,6 +4,7 @@
 import type { ChatCompletion } from '../../../../shared/api/chat-response'
 import { MortarHeader } from '../../../../shared/api/headers'
 import type { CapturedFrame, Exchange, HeaderPairs } from '../../../../shared/api/traffic'
+import { anthropicMessageAsCompletion } from './anthropic-events'
 import { assembleCompletion, assembleFrames, assembleResponse, type AssembledReply } from './assemble-reply'
 import type { ExchangeOutcome, RecordedExchange } from './exchange'
 import { StreamFrameRecorder, type StreamFrame } from './stream-frames'
@@ -54,6 +55,8 @@ function replyOf(frames: readonly StreamFrame[], body: string | null, ok: boolea
   if (frames.length > 0) return assembleFrames(frames)
   const completion = ok ? parseJsonObject(body) : null
   if (completion?.object === 'response') return assembleResponse(completion)
+  const message = completion?.type === 'message' ? anthropicMessageAsCompletion(completion) : undefined
+  if (message !== undefined) return assembleCompletion(message)
   if (completion !== null && Array.isArray(completion.choices) && completion.choices.length > 0) {
     try {
       return assembleCompletion(completion as unknown as ChatCompletion)

@@ -3,6 +3,7 @@
 // nothing at a glance; the summary names what the chunk carries instead. The chunk is read as
 // unknown JSON because it may come from any model server (llama.cpp's `reasoning_content`,
 // Ollama's `reasoning`, TGI's `name: null` pieces), not only from the gateway's own writer.
+import { readAnthropicEvent } from './anthropic-events'
 import type { StreamFrame } from './stream-frames'
 
 export type FrameSummaryPart =
@@ -95,12 +96,20 @@ function responsesUsagePart(usage: unknown): FrameSummaryPart[] {
 }
 
 /**
- * A Responses API event: its deltas read as a chat chunk's (text, reasoning, a tool call's
- * pieces, by output index), its terminal event as the finish (the status, or why it is
- * incomplete) and the usage; every other event by its name and the item or response it is about.
+ * An event that names its type. An Anthropic one reads as the chunk it amounts to
+ * (anthropic-events.ts), or by its name when it carries nothing. A Responses API one: its deltas
+ * read as a chat chunk's (text, reasoning, a tool call's pieces, by output index), its terminal
+ * event as the finish (the status, or why it is incomplete) and the usage; every other event by
+ * its name and the item or response it is about.
  */
 function eventParts(event: Record<string, unknown>): FrameSummaryPart[] {
   const type = String(event.type)
+  const anthropic = readAnthropicEvent(event)
+  if (anthropic !== undefined) {
+    if (type === 'ping') return [{ kind: 'ping' }]
+    const carried = anthropic.chunk === undefined ? [] : chunkParts(anthropic.chunk)
+    return carried.length > 0 ? carried : [{ kind: 'event', name: type, detail: anthropic.detail }]
+  }
   const outputIndex = numberOrNull(event.output_index)
   switch (type) {
     case 'response.output_text.delta':

@@ -5,7 +5,7 @@
 import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import OpenAI from 'openai'
-import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from '../src/integration/fixtures/fake-model-server'
+import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from '../src/test-kit/fake-model-server'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi, saveScreenshot } from './fixtures/ui'
 

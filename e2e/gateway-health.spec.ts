@@ -1,7 +1,7 @@
 // The header's gateway indicator follows the real state: the gateway going away and coming back,
 // and a model server behind it going away and coming back (shown in Settings with the reason).
 import { expect, test } from '@playwright/test'
-import { startFakeModelServer, type FakeModelServer } from '../src/integration/fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../src/test-kit/fake-model-server'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi, saveScreenshot } from './fixtures/ui'
 

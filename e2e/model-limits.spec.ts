@@ -1,7 +1,7 @@
 // The limits a model server reported, as the playground shows them: the window the server named
 // (in the model picker) and the max_tokens a blank field sends.
 import { expect, test } from '@playwright/test'
-import { startFakeModelServer, type FakeModelServer } from '../src/integration/fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../src/test-kit/fake-model-server'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi } from './fixtures/ui'
 

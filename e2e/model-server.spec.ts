@@ -1,7 +1,7 @@
 // Against a fake model server (the integration tests' fixture): the markers a real server's
 // misbehaviour produces, and the keep-alive pings of a slow first token.
 import { expect, test } from '@playwright/test'
-import { startFakeModelServer, type FakeModelServer } from '../src/integration/fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../src/test-kit/fake-model-server'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi, saveScreenshot } from './fixtures/ui'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModelServer, type FakeModelServer, type RecordedRequest } from './fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer, type RecordedRequest } from '../test-kit/fake-model-server'
 import { startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
 
 // Under load: clients that hang up at random moments, a replica killed and restarted mid-run.

@@ -1,11 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ModelObject } from '../shared/api/chat-response'
 import { loadTokenizer } from '../gateway/tokens/tokenizer-registry'
-import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
 import { expectEnvelope } from '../test-kit/expect-envelope'
 
@@ -187,19 +186,16 @@ describe('when nothing says the window', () => {
   })
 
   it('does not hold start-up for a server that accepts connections and never answers', async () => {
-    const sockets: Array<import('node:net').Socket> = []
-    const silent: Server = createServer((socket) => void sockets.push(socket))
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-    const port = (silent.address() as import('node:net').AddressInfo).port
+    const silent = await startFakeModelServer({ mode: 'silent' })
     const started = performance.now()
-    const gw = await startTestGateway(['--upstream', `http://127.0.0.1:${port}/v1`])
+    const gw = await startTestGateway(['--upstream', silent.url])
     try {
       expect(performance.now() - started).toBeLessThan(4_000)
       expect((await modelEntry(gw)).context_window).toBeNull()
+      expect(silent.otherRequests.length).toBeGreaterThan(0)
     } finally {
       await gw.close()
-      for (const socket of sockets) socket.destroy()
-      await new Promise((resolve) => silent.close(resolve))
+      await silent.close()
     }
   })
 })

@@ -1,7 +1,7 @@
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModelServer, defaultFakeBehavior, type FakeModelServer } from './fixtures/fake-model-server'
+import { startFakeModelServer, defaultFakeBehavior, type FakeModelServer } from '../test-kit/fake-model-server'
 import { dataPayloads, readEvents, startTestGateway, streamEvents, userMessage, type TestGateway, nextRegisteredGeneration } from './harness'
 import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 

@@ -1,7 +1,7 @@
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterEach, describe, expect, it } from 'vitest'
 import { healthResponseSchema, statusResponseSchema } from '../shared/api/health'
-import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { startTestGateway, type TestGateway } from './harness'
 
 // `/health` and `/v1/status` report each deployment's model servers as they are, not only that

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
 import { expectEnvelope } from '../test-kit/expect-envelope'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_SSE_LINE_CHARS } from '../shared/sse/sse-decoder'
-import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
 import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 

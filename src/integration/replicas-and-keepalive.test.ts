@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { readEvents, startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
 import { expectEnvelope } from '../test-kit/expect-envelope'
 

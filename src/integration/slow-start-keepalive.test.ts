@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { dataPayloads, readEvents, startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
 
 // A model server slow to send its response headers (loading a model, a long queue): after one

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TelemetryEvent } from '../shared/api/telemetry'
-import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { startTestGateway, subscribeTelemetry, userMessage, type TestGateway } from './harness'
 
 // Every request the telemetry stream reports as accepted gets exactly one ending event, however

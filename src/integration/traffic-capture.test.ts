@@ -1,7 +1,7 @@
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Exchange } from '../shared/api/traffic'
-import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
 import { endOf, trafficClient, type LiveTraffic } from './traffic-client'
 

@@ -8,7 +8,7 @@ import type { UpstreamForm } from '../gateway/backends/upstream/upstream-form'
 import { GatewayError } from '../gateway/errors'
 import { StopController } from '../gateway/generation/stop-signal'
 import { o200kTokenizer } from '../gateway/tokens/gpt-tokenizer'
-import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { SERVER_FAMILY_NAMES, startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 
 // A form of a path the fake server lacks (it answers 404 `no route for …`), read as chat completions.
 const missingForm: UpstreamForm = { ...chatCompletionsForm, path: '/responses', mayBeMissing: true }
@@ -26,15 +26,20 @@ const request = (forms: readonly UpstreamForm[]): GenerationRequest => ({
 let fake: FakeModelServer
 let backend: UpstreamBackend
 
+/** A backend of its own (replicas remember the paths they lack) for one model server. */
+function backendFor(server: FakeModelServer): UpstreamBackend {
+  const pool = new ReplicaPool([{ id: server.host, baseUrl: new URL(server.url), apiKey: undefined, model: undefined, timeoutMs: 10_000, idleTimeoutMs: 10_000 }], 1_000)
+  return new UpstreamBackend({ deployment: 'fake', modelId: 'm', pool, tokenizer: o200kTokenizer })
+}
+
 beforeAll(async () => {
   fake = await startFakeModelServer()
-  const pool = new ReplicaPool([{ id: fake.host, baseUrl: new URL(fake.url), apiKey: undefined, model: undefined, timeoutMs: 10_000, idleTimeoutMs: 10_000 }], 1_000)
-  backend = new UpstreamBackend({ deployment: 'fake', modelId: 'm', pool, tokenizer: o200kTokenizer })
+  backend = backendFor(fake)
 })
 afterAll(() => fake.close())
 
-async function generate(forms: readonly UpstreamForm[]): Promise<string> {
-  const started = await backend.start({ request: request(forms), maxTokens: 16, affinityKey: undefined, signal: new StopController() })
+async function generate(forms: readonly UpstreamForm[], on = backend): Promise<string> {
+  const started = await on.start({ request: request(forms), maxTokens: 16, affinityKey: undefined, signal: new StopController() })
   const events: GenerationEvent[] = []
   await started.run((event) => void events.push(event))
   return events.map((event) => (event.kind === 'content' ? event.text : '')).join('')
@@ -57,5 +62,15 @@ describe('an endpoint forwarded in the first form its model server has', () => {
     expect((error as GatewayError).status).toBe(501)
     expect((error as GatewayError).toEnvelope().error).toMatchObject({ code: 'upstream_not_supported', type: 'upstream_error' })
     expect((error as GatewayError).message).toContain('POST /responses')
+  })
+
+  it.each(SERVER_FAMILY_NAMES)("reads a %s server's own 404 for a path it lacks as a missing endpoint", async (family) => {
+    const server = await startFakeModelServer({ family })
+    try {
+      expect(await generate([missingForm, chatCompletionsForm], backendFor(server))).toBe('Hello from the model')
+      expect(server.otherRequests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/responses'])
+    } finally {
+      await server.close()
+    }
   })
 })

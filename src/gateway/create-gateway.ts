@@ -92,7 +92,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   const keyBound = new KeyBoundStreams(config.keys)
   const signInCodes = new UiSignInCodes(config.keys)
   const { catalog } = config
-  const capture = config.capture ?? new TrafficCapture('off', DEFAULT_MEMORY_LIMITS, undefined)
+  const capture = config.capture ?? new TrafficCapture({ mode: 'off', limits: DEFAULT_MEMORY_LIMITS, store: undefined })
   const currentCatalog = typeof catalog === 'function' ? catalog : () => catalog
   const { dialect = DEFAULT_DIALECT } = config
   const currentDialect = typeof dialect === 'function' ? dialect : () => dialect
@@ -142,7 +142,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   for (const [path, { generate }] of generators) v1.post(path.slice('/v1'.length), (req, res) => generate(req, res, principalOf(req)))
   v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))
-  v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture))
+  v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture, keyBound))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), sessionPrefixesRouter(capture, currentCatalog))
   v1.post('/generations/:id/stop', stopGeneration(generations))
   for (const path of generators.keys()) v1.all(path.slice('/v1'.length), methodNotAllowed('POST'))

@@ -1,61 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_SUBSCRIPTIONS_PER_KEY, MAX_SUBSCRIPTIONS_PER_ORG, type TelemetryBus } from '../gateway/telemetry/telemetry-bus'
 import { startTestGateway, type TestGateway } from './harness'
-import { expectEnvelope } from '../test-kit/expect-envelope'
+import { expectTooManySubscriptions, openSubscription, releaseWatcher, type Subscription } from './subscription-caps-kit'
 
 // Every open /v1/telemetry subscription costs each publish a write: a key (and an organization)
 // may hold only so many; past that, a plain 429 in the OpenAI envelope, before any SSE header.
 
 let gw: TestGateway
 let bus: TelemetryBus
-/** Told of each subscription the bus removes. */
-const onRemoved = new Set<() => void>()
+let watcher: ReturnType<typeof releaseWatcher>
+const removals = (count: number) => watcher.releases(count)
 beforeAll(async () => {
   gw = await startTestGateway()
   bus = gw.server.gateway.telemetry
-  const original = bus.subscribe.bind(bus)
-  bus.subscribe = (...args) => {
-    const unsubscribe = original(...args)
-    return () => {
-      unsubscribe()
-      for (const listener of onRemoved) listener()
-    }
-  }
+  watcher = releaseWatcher(bus.caps)
 })
 afterAll(() => gw.close())
 
-/** Resolves once the bus has removed `count` more subscriptions: the server saw the clients leave. */
-function removals(count: number): Promise<void> {
-  let left = count
-  return new Promise((resolve) => {
-    const listener = () => {
-      if (--left > 0) return
-      onRemoved.delete(listener)
-      resolve()
-    }
-    onRemoved.add(listener)
-  })
-}
-
-interface Subscription {
-  response: Response
-  close(): Promise<void>
-}
-
-async function subscribe(key: string): Promise<Subscription> {
-  const controller = new AbortController()
-  const response = await fetch(`${gw.url}/v1/telemetry`, { headers: { Authorization: `Bearer ${key}` }, signal: controller.signal })
-  return {
-    response,
-    close: async () => {
-      controller.abort()
-      await response.body?.cancel().catch(() => undefined)
-    },
-  }
-}
-
-const expectRefused = (response: Response, scope: string) =>
-  expectEnvelope(response, { status: 429, retry: false, type: 'rate_limit_error', code: 'too_many_subscriptions', param: null, message: `This ${scope} already has` })
+const subscribe = (key: string) => openSubscription(`${gw.url}/v1/telemetry`, key)
+const expectRefused = (response: Response, scope: string) => expectTooManySubscriptions(response, `This ${scope}`, '/v1/telemetry')
 
 describe('telemetry subscription caps', () => {
   it(`lets one key hold ${MAX_SUBSCRIPTIONS_PER_KEY} subscriptions, refuses the next with 429, and admits one again after a close`, async () => {

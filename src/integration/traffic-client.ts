@@ -1,11 +1,13 @@
 import { SseDecoder } from '../shared/sse/sse-decoder'
 import {
+  exchangeFollowEventSchema,
   exchangeListSchema,
   exchangeSchema,
   trafficEventSchema,
   trafficQueryString,
   TrafficPath,
   type Exchange,
+  type ExchangeFollowEvent,
   type ExchangeList,
   type ExchangeListParams,
   type TrafficEvent,
@@ -27,56 +29,70 @@ export function trafficClient(baseUrl: string, key: string) {
       return exchangeSchema.parse(await response.json())
     },
     /** Subscribe to the live stream; resolves once the subscription is in place. */
-    async live(): Promise<LiveTraffic> {
-      const controller = new AbortController()
-      const response = await fetch(`${baseUrl}${TrafficPath.live}`, { headers: { Authorization: `Bearer ${key}` }, signal: controller.signal })
-      if (response.status !== 200 || response.body === null) throw new Error(`live: ${response.status}`)
-      const reader = response.body.getReader()
-      const decoder = new SseDecoder()
-      const seen: TrafficEvent[] = []
-      const waiters = new Set<() => void>()
-      const pump = async () => {
-        for (;;) {
-          const { value, done } = await reader.read()
-          if (done) return
-          for (const event of decoder.push(value)) {
-            if (event.kind !== 'data') continue
-            seen.push(trafficEventSchema.parse(JSON.parse(event.data)))
-            for (const wake of waiters) wake()
-          }
-        }
-      }
-      void pump().catch(() => undefined)
-      return {
-        events: seen,
-        /** The first event (seen or to come) that matches, or a rejection after `timeoutMs`. */
-        next(match: (event: TrafficEvent) => boolean, timeoutMs: number): Promise<TrafficEvent> {
-          return new Promise((resolve, reject) => {
-            const check = () => {
-              const found = seen.find(match)
-              if (found === undefined) return
-              waiters.delete(check)
-              clearTimeout(timer)
-              resolve(found)
-            }
-            const timer = setTimeout(() => {
-              waiters.delete(check)
-              reject(new Error(`no matching traffic event within ${timeoutMs} ms; saw ${seen.map((e) => e.type).join(', ')}`))
-            }, timeoutMs)
-            waiters.add(check)
-            check()
-          })
-        },
-        close: () => controller.abort(),
-      }
+    live(): Promise<LiveTraffic> {
+      return subscribe(`${baseUrl}${TrafficPath.live}`, key, (data) => trafficEventSchema.parse(JSON.parse(data)))
+    },
+    /** Follow one exchange (GET /v1/traffic/exchanges/{id}/live). */
+    follow(id: string): Promise<EventStream<ExchangeFollowEvent>> {
+      return subscribe(`${baseUrl}${TrafficPath.exchangeLive(id)}`, key, (data) => exchangeFollowEventSchema.parse(JSON.parse(data)))
     },
   }
 }
 
-export interface LiveTraffic {
-  events: TrafficEvent[]
-  next(match: (event: TrafficEvent) => boolean, timeoutMs: number): Promise<TrafficEvent>
+/** An event stream being read: every event so far, a way to wait for one, and whether it has ended. */
+export interface EventStream<T> {
+  events: T[]
+  /** The first event (seen or to come) that matches, or a rejection after `timeoutMs`. */
+  next(match: (event: T) => boolean, timeoutMs: number): Promise<T>
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>
   close(): void
+}
+
+export type LiveTraffic = EventStream<TrafficEvent>
+
+async function subscribe<T extends { type: string }>(url: string, key: string, parse: (data: string) => T): Promise<EventStream<T>> {
+  const controller = new AbortController()
+  const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` }, signal: controller.signal })
+  if (response.status !== 200 || response.body === null) throw new Error(`${url}: ${response.status} ${await response.text()}`)
+  const reader = response.body.getReader()
+  const decoder = new SseDecoder()
+  const seen: T[] = []
+  const waiters = new Set<() => void>()
+  const pump = async () => {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      for (const event of decoder.push(value)) {
+        if (event.kind !== 'data') continue
+        seen.push(parse(event.data))
+        for (const wake of waiters) wake()
+      }
+    }
+  }
+  const ended = pump().catch(() => undefined)
+  return {
+    events: seen,
+    next(match: (event: T) => boolean, timeoutMs: number): Promise<T> {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = seen.find(match)
+          if (found === undefined) return
+          waiters.delete(check)
+          clearTimeout(timer)
+          resolve(found)
+        }
+        const timer = setTimeout(() => {
+          waiters.delete(check)
+          reject(new Error(`no matching event within ${timeoutMs} ms; saw ${seen.map((e) => e.type).join(', ')}`))
+        }, timeoutMs)
+        waiters.add(check)
+        check()
+      })
+    },
+    ended,
+    close: () => controller.abort(),
+  }
 }
 
 /** Matches the end of the exchange whose response carried this X-Request-Id. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors'
-import type { KeyStore, Principal } from './key-store'
+import type { KeyStore, Principal, RefusedKey } from './key-store'
 
 const unauthorized = (code: 'missing_api_key' | 'invalid_api_key' | 'expired_api_key' | 'revoked_api_key', message: string) =>
   new GatewayError(code, message)
@@ -20,20 +20,23 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i
 
 const principals = new WeakMap<IncomingMessage, Principal>()
 
+/** Who is calling, or why not: the 401 to send and, for an expired or revoked key, which key it was. */
+export type KeyCheck = { ok: true; principal: Principal } | { ok: false; error: GatewayError; key: RefusedKey | undefined }
+
 /**
- * Stage: who is calling. `Authorization: Bearer mk_live_…`, looked up by hash; throws a 401
- * GatewayError otherwise. Error messages never repeat the key, and nothing here logs it.
+ * Stage: who is calling. `Authorization: Bearer mk_live_…`, looked up by hash; a 401 GatewayError
+ * otherwise. Error messages never repeat the key, and nothing here logs it.
  */
-export function authenticator(keys: KeyStore): (req: IncomingMessage) => Principal {
+export function authenticator(keys: KeyStore): (req: IncomingMessage) => KeyCheck {
   return (req) => {
     const header = req.headers.authorization
     const match = header === undefined ? null : BEARER.exec(header)
     if (match === null || match[1] === undefined) {
-      throw unauthorized('missing_api_key', 'Missing API key. Send it as `Authorization: Bearer mk_live_…`.')
+      return { ok: false, error: unauthorized('missing_api_key', 'Missing API key. Send it as `Authorization: Bearer mk_live_…`.'), key: undefined }
     }
     const result = keys.authenticate(match[1])
-    if (!result.ok) throw keyRefused(result.reason)
-    return result.principal
+    if (result.ok) return result
+    return { ok: false, error: keyRefused(result.reason), key: result.reason === 'invalid' ? undefined : result.key }
   }
 }
 

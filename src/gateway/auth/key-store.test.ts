@@ -21,7 +21,7 @@ describe('KeyStore', () => {
     expect(store.authenticate(key)).toEqual({ ok: true, principal: { keyId: record.id, keyName: 'k', org: 'acme', role: 'admin', dialect: null } })
     expect(store.authenticate(key + 'x')).toEqual({ ok: false, reason: 'invalid' })
     now = new Date('2026-01-31T00:00:00Z')
-    expect(store.authenticate(key)).toEqual({ ok: false, reason: 'expired' })
+    expect(store.authenticate(key)).toEqual({ ok: false, reason: 'expired', key: { keyId: record.id, keyName: 'k' } })
   })
 
   it('keeps the key out of the file, which is owner-only', () => {
@@ -39,7 +39,7 @@ describe('KeyStore', () => {
       expect(server.authenticate(key).ok).toBe(true)
       cli.revoke(record.id)
       // The kernel reports the write through the event loop (or a check within a second finds it).
-      await vi.waitFor(() => expect(server.authenticate(key)).toEqual({ ok: false, reason: 'revoked' }), { timeout: 3_000, interval: 5 })
+      await vi.waitFor(() => expect(server.authenticate(key)).toMatchObject({ ok: false, reason: 'revoked' }), { timeout: 3_000, interval: 5 })
     } finally {
       server.close()
     }

@@ -25,9 +25,16 @@ export interface Principal {
   dialect: Dialect | null
 }
 
+/** A key that exists but no longer works: which one it was (never the key itself). */
+export interface RefusedKey {
+  keyId: string
+  keyName: string
+}
+
 export type AuthenticationResult =
   | { ok: true; principal: Principal }
-  | { ok: false; reason: 'invalid' | 'expired' | 'revoked' }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'expired' | 'revoked'; key: RefusedKey }
 
 export class KeyStoreError extends Error {
   override name = 'KeyStoreError'
@@ -250,7 +257,7 @@ export class KeyStore {
     const record = this.keys.read({ strict: false }).byHash.get(hash)
     if (record === undefined) return { ok: false, reason: 'invalid' }
     const status = keyStatus(record, this.now())
-    if (status !== 'active') return { ok: false, reason: status }
+    if (status !== 'active') return { ok: false, reason: status, key: { keyId: record.id, keyName: record.name } }
     return { ok: true, principal: { keyId: record.id, keyName: record.name, org: record.org, role: record.role, dialect: record.dialect } }
   }
 

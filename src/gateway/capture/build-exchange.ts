@@ -10,6 +10,7 @@ import type {
   HeaderPairs,
   UpstreamExchange,
 } from '../../shared/api/traffic'
+import type { RefusedKey } from '../auth/key-store'
 import type { ExchangeRecorder, GenerationFacts, UpstreamRecording } from './exchange-recorder'
 import type { RecordedFrame } from './frame-log'
 import { redactBody, redactHeaders, secretHint } from './redact-credentials'
@@ -34,8 +35,9 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
 
   const authorization = req.headers.authorization
   const bearer = authorization === undefined ? undefined : /^Bearer\s+(\S+)/i.exec(authorization)?.[1]
-  const { headers, secrets } = redactHeaders(req.rawHeaders, principal !== undefined)
-  const client = clientOf(principal, bearer, error?.code ?? null)
+  // A Mortar key (a valid one, or one that expired or was revoked) is shown by its hint, as the key list shows it.
+  const { headers, secrets } = redactHeaders(req.rawHeaders, principal !== undefined || recorder.refusedKey !== undefined)
+  const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
   const usage = generation?.record.usage ?? null
   const cached = usage?.prompt_tokens_details?.cached_tokens
 
@@ -71,7 +73,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     },
     model_body: recorder.upstream?.body ?? (final ? (recorder.modelBody?.() ?? null) : null),
     response: { headers: responseHeaders, frames, body: responseBody },
-    upstream: recorder.upstream === undefined ? null : upstreamOf(recorder.upstream),
+    upstream: recorder.upstream === undefined ? null : upstreamOf(recorder.upstream, final),
   }
   const dropped = recorder.frames.dropped + (recorder.upstream?.frames.dropped ?? 0)
   const droppedBytes = recorder.frames.droppedSize + (recorder.upstream?.frames.droppedSize ?? 0)
@@ -117,16 +119,22 @@ const LABELS: Record<ExchangeClient['kind'], string> = {
   revoked: 'revoked key',
 }
 
-function clientOf(principal: ExchangeRecorder['principal'], bearer: string | undefined, errorCode: string | null): ExchangeClient {
+function clientOf(principal: ExchangeRecorder['principal'], refused: RefusedKey | undefined, bearer: string | undefined, errorCode: string | null): ExchangeClient {
   if (principal !== undefined) {
     return { kind: 'key', key_id: principal.keyId, key_name: principal.keyName, key_hint: bearer === undefined ? null : secretHint(bearer, true), label: principal.keyName }
   }
   // Refused before or by the key check: a request refused earlier (Host, CORS) was never checked.
   const kind = REFUSED_CREDENTIAL[errorCode ?? ''] ?? (bearer === undefined ? 'missing' : 'unknown')
+  if (refused !== undefined && (kind === 'expired' || kind === 'revoked')) {
+    // A key that once worked: named, so the client still using it can be found. Its hint is a
+    // Mortar key's, as the key list shows it; the exchange still belongs to no organization.
+    const hint = bearer === undefined ? null : secretHint(bearer, true)
+    return { kind, key_id: refused.keyId, key_name: refused.keyName, key_hint: hint, label: `${refused.keyName} (${LABELS[kind]})` }
+  }
   return { kind, key_id: null, key_name: null, key_hint: bearer === undefined ? null : secretHint(bearer, false), label: LABELS[kind] }
 }
 
-function upstreamOf(recording: UpstreamRecording): UpstreamExchange {
+function upstreamOf(recording: UpstreamRecording, final: boolean): UpstreamExchange {
   // Frames as the model server sent them: the socket's pieces cut at the blank lines that end
   // events, each timed by the piece that completed it.
   const splitter = new SseFrameSplitter()
@@ -136,9 +144,12 @@ function upstreamOf(recording: UpstreamRecording): UpstreamExchange {
     last = piece.t_ms
     for (const raw of splitter.push(piece.raw)) frames.push({ t_ms: piece.t_ms, raw })
   }
-  const rest = splitter.end()
-  for (const raw of rest.frames) frames.push({ t_ms: last, raw })
-  if (rest.partial !== '') frames.push({ t_ms: last, raw: rest.partial })
+  // While it runs, an event not yet complete waits for its next piece (a follower gets it then).
+  if (final) {
+    const rest = splitter.end()
+    for (const raw of rest.frames) frames.push({ t_ms: last, raw })
+    if (rest.partial !== '') frames.push({ t_ms: last, raw: rest.partial })
+  }
   const headers: HeaderPairs = []
   for (let i = 0; i + 1 < recording.rawHeaders.length; i += 2) headers.push([(recording.rawHeaders[i] as string).toLowerCase(), recording.rawHeaders[i + 1] as string])
   return { replica: recording.replica, body: recording.body, status: recording.status, headers, frames, response_body: recording.responseBody }

@@ -25,11 +25,17 @@ export function matchesFilter(exchange: ExchangeSummary, filter: ExchangeFilter)
   if (outcome !== undefined && !outcome.includes(exchange.outcome)) return false
   if (model !== undefined && !model.includes(exchange.model ?? '')) return false
   if (session !== undefined && !session.includes(exchange.session ?? '')) return false
-  if (client !== undefined && !client.includes(exchange.client.key_id ?? 'none')) return false
+  if (client !== undefined && !matchesClient(exchange.client, client)) return false
   if (endpoint !== undefined && !endpoint.includes(exchange.endpoint)) return false
   if (since !== undefined && Date.parse(exchange.started_at) < Date.parse(since)) return false
   if (until !== undefined && Date.parse(exchange.started_at) >= Date.parse(until)) return false
   return true
+}
+
+/** `none` is every request without a valid key; a key's ID also finds its refusals once it expired or was revoked. */
+function matchesClient(sender: ExchangeSummary['client'], wanted: readonly string[]): boolean {
+  if (wanted.includes(sender.kind === 'key' ? (sender.key_id ?? '') : 'none')) return true
+  return sender.key_id !== null && wanted.includes(sender.key_id)
 }
 
 function statusClass(status: number | null): string {

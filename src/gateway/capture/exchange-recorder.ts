@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { CapturedError } from '../../shared/api/traffic'
-import type { Principal } from '../auth/key-store'
+import type { CapturedError, Exchange } from '../../shared/api/traffic'
+import type { Principal, RefusedKey } from '../auth/key-store'
 import type { UpstreamObserver } from '../backends/model-backend'
 import type { CompletionRecord } from '../pipeline/completion-context'
 import { randomHex } from '../random-id'
-import { FrameLog } from './frame-log'
+import { FrameLog, type RecordedFrame } from './frame-log'
 
 /** What the chat-completions route decided, once it decided it. */
 export interface CompletionFacts {
@@ -32,11 +32,22 @@ export interface UpstreamRecording {
 
 export interface RecorderHooks {
   /** The per-exchange budget (frames beyond it are dropped from the middle as the stream runs). */
-  maxExchangeBytes: number
-  /** The response's first bytes went out. */
+  maxExchangeBytes(): number
+  /** The caller is known (the key check ran), or the response began before it was: announce it. */
   started(recorder: ExchangeRecorder): void
+  /** A fact a summary shows arrived while it runs: model and session, the status, the first token, the model server's answer. */
+  changed(recorder: ExchangeRecorder): void
   /** The response ended or the connection closed: the record is complete. */
   ended(recorder: ExchangeRecorder): void
+}
+
+/** Someone watching one running exchange (GET /v1/traffic/exchanges/{id}/live). */
+export interface ExchangeWatcher {
+  /** A frame written to the client (`response`) or a piece read from the model server (`upstream`). */
+  frame(side: 'response' | 'upstream', frame: RecordedFrame): void
+  changed(): void
+  /** The final record. */
+  ended(exchange: Exchange): void
 }
 
 const recorders = new WeakMap<IncomingMessage, ExchangeRecorder>()
@@ -63,13 +74,18 @@ export class ExchangeRecorder implements UpstreamObserver {
   readonly frames: FrameLog
   requestBody: Buffer | undefined
   principal: Principal | undefined
+  /** The expired or revoked key that was refused, by ID and name. */
+  refusedKey: RefusedKey | undefined
   completion: CompletionFacts | undefined
   generation: (() => GenerationFacts) | undefined
   modelBody: (() => string) | undefined
   upstream: UpstreamRecording | undefined
   ttftMs: number | null = null
   endedAt: number | null = null
+  /** Undefined unless someone follows this exchange: each frame costs one check otherwise. */
+  watchers: Set<ExchangeWatcher> | undefined
   private announced = false
+  private responding = false
 
   constructor(
     readonly req: IncomingMessage,
@@ -77,7 +93,7 @@ export class ExchangeRecorder implements UpstreamObserver {
     private readonly hooks: RecorderHooks,
   ) {
     // Frames of both sides share the exchange's budget; bodies are cut to fit when it is built.
-    this.frames = new FrameLog(hooks.maxExchangeBytes / 2)
+    this.frames = new FrameLog(hooks.maxExchangeBytes() / 2)
     recorders.set(req, this)
     const write = res.write as Write
     const end = res.end as End
@@ -100,23 +116,42 @@ export class ExchangeRecorder implements UpstreamObserver {
     return Math.round((performance.now() - this.t0) * 100) / 100
   }
 
+  /** The key check ran and let it in (a refusal is recorded with the response). */
+  identified(principal: Principal): void {
+    this.principal = principal
+    this.announce()
+  }
+
+  /** The chat-completions route decided the model and session (its response headers are set). */
+  decided(facts: CompletionFacts, modelBody: (() => string) | undefined): void {
+    this.completion = facts
+    this.modelBody = modelBody
+    this.changed()
+  }
+
   firstToken(): void {
-    this.ttftMs ??= this.now()
+    if (this.ttftMs !== null) return
+    this.ttftMs = this.now()
+    this.changed()
   }
 
   sent(replica: string, body: string): void {
     // A retry (say, without stream_options) replaces what was sent before.
-    this.upstream = { replica, body, status: null, rawHeaders: [], frames: new FrameLog(this.hooks.maxExchangeBytes / 2), responseBody: null }
+    this.upstream = { replica, body, status: null, rawHeaders: [], frames: new FrameLog(this.hooks.maxExchangeBytes() / 2), responseBody: null }
+    this.changed()
   }
 
   responded(status: number, rawHeaders: readonly string[]): void {
     if (this.upstream === undefined) return
     this.upstream.status = status
     this.upstream.rawHeaders = rawHeaders
+    this.changed()
   }
 
   received(bytes: Buffer): void {
-    this.upstream?.frames.push(bytes, this.now())
+    if (this.upstream === undefined) return
+    const frame = this.upstream.frames.push(bytes, this.now())
+    if (this.watchers !== undefined) for (const watcher of this.watchers) watcher.frame('upstream', frame)
   }
 
   receivedBody(text: string): void {
@@ -125,10 +160,24 @@ export class ExchangeRecorder implements UpstreamObserver {
 
   private record(chunk: unknown): void {
     if (typeof chunk !== 'string' && !Buffer.isBuffer(chunk)) return
-    this.frames.push(chunk, this.now())
-    if (!this.announced) {
-      this.announced = true
-      this.hooks.started(this)
-    }
+    const frame = this.frames.push(chunk, this.now())
+    if (this.watchers !== undefined) for (const watcher of this.watchers) watcher.frame('response', frame)
+    // The first bytes carry the status and headers.
+    if (this.responding) return
+    this.responding = true
+    if (this.announced) this.changed()
+    else this.announce()
+  }
+
+  private announce(): void {
+    if (this.announced) return
+    this.announced = true
+    this.hooks.started(this)
+  }
+
+  private changed(): void {
+    if (!this.announced || this.endedAt !== null) return
+    this.hooks.changed(this)
+    if (this.watchers !== undefined) for (const watcher of this.watchers) watcher.changed()
   }
 }

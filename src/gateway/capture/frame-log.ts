@@ -24,13 +24,14 @@ export class FrameLog {
 
   constructor(private readonly budget: number) {}
 
-  push(raw: string | Buffer, t_ms: number): void {
+  /** Keeps the frame (for now: it may be dropped later to stay within the budget); returns it. */
+  push(raw: string | Buffer, t_ms: number): RecordedFrame {
     const frame = { t_ms, raw }
     const size = raw.length
     if (this.tail.length === 0 && this.headSize + size <= this.budget / 2) {
       this.head.push(frame)
       this.headSize += size
-      return
+      return frame
     }
     this.tail.push(frame)
     this.tailSize += size
@@ -45,6 +46,7 @@ export class FrameLog {
       this.tail = this.tail.slice(this.tailStart)
       this.tailStart = 0
     }
+    return frame
   }
 
   /** Every kept frame in order. */

@@ -3,18 +3,24 @@ import { captureLimits, DEFAULT_DISK_LIMITS, DEFAULT_MEMORY_LIMITS } from './cap
 import { DiskStore } from './disk-store'
 import { MemoryStore } from './memory-store'
 import { loadSqliteDriver } from './sqlite-driver'
-import { TrafficCapture } from './traffic-capture'
+import { TrafficCapture, type OpenedStore } from './traffic-capture'
 
 /**
  * The capture a gateway runs with: `off` (no store: events only), `memory`, or `disk` (SQLite in
- * the home directory; the native module is loaded only then — `memory` never needs it).
+ * the home directory; the native module is loaded only then — `memory` never needs it). The
+ * limits set by flags or config.json apply to whichever mode it is switched to later.
  */
 export async function openCapture(mode: CaptureMode, home: string, overrides: Partial<CaptureLimits>): Promise<TrafficCapture> {
-  if (mode === 'off') return new TrafficCapture('off', captureLimits(DEFAULT_MEMORY_LIMITS, overrides), undefined)
+  const open = (next: CaptureMode) => openStore(next, home, overrides)
+  return new TrafficCapture(await open(mode), open)
+}
+
+async function openStore(mode: CaptureMode, home: string, overrides: Partial<CaptureLimits>): Promise<OpenedStore> {
+  if (mode === 'off') return { mode, limits: captureLimits(DEFAULT_MEMORY_LIMITS, overrides), store: undefined }
   if (mode === 'memory') {
     const limits = captureLimits(DEFAULT_MEMORY_LIMITS, overrides)
-    return new TrafficCapture('memory', limits, new MemoryStore(limits))
+    return { mode, limits, store: new MemoryStore(limits) }
   }
   const limits = captureLimits(DEFAULT_DISK_LIMITS, overrides)
-  return new TrafficCapture('disk', limits, DiskStore.open(await loadSqliteDriver(), home, limits))
+  return { mode, limits, store: DiskStore.open(await loadSqliteDriver(), home, limits) }
 }

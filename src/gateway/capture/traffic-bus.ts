@@ -1,36 +1,57 @@
 import type { ServerResponse } from 'node:http'
 import type { TrafficEvent } from '../../shared/api/traffic'
+import { SubscriptionCaps, type Subscriber, type SubscriptionLimits } from '../sse/subscription-caps'
 import { sendToSubscriber } from '../telemetry/telemetry-bus'
 import { visibleTo, type Scope } from './exchange-filter'
 
 /**
+ * At most this many open GET /v1/traffic/live subscriptions per key, per organization and in all
+ * (the same per-key and per-organization numbers as /v1/telemetry): each one costs every
+ * exchange's start, updates and end a summary and a write while capture runs. A Traffic view needs one.
+ */
+export const TRAFFIC_LIVE_LIMITS: SubscriptionLimits = { perKey: 16, perOrg: 64, total: 256 }
+
+/**
  * Fan-out of traffic events to `GET /v1/traffic/live` subscribers, each seeing what its scope may
- * see. Same policy as the telemetry stream: publishing never waits, slow readers are dropped.
+ * see. Same policy as the telemetry stream: publishing never waits, slow readers are dropped, and
+ * a key, an organization and the gateway may hold only so many subscriptions.
  */
 export class TrafficBus {
-  private readonly subscribers = new Map<ServerResponse, Scope>()
+  private readonly subscribers = new Map<ServerResponse, { scope: Scope; subscriber: Subscriber }>()
+  readonly caps = new SubscriptionCaps('/v1/traffic/live', TRAFFIC_LIVE_LIMITS)
 
   get size(): number {
     return this.subscribers.size
   }
 
-  subscribe(scope: Scope, res: ServerResponse): () => void {
-    this.subscribers.set(res, scope)
-    return () => this.subscribers.delete(res)
+  /** Adds a subscriber; returns the function that removes it. Throws the 429 GatewayError, before anything is written, past a cap. */
+  subscribe(subscriber: Subscriber, scope: Scope, res: ServerResponse): () => void {
+    this.caps.admit(subscriber)
+    this.subscribers.set(res, { scope, subscriber })
+    return () => this.remove(res)
   }
 
   /** `org` null: an exchange without a valid key; undefined: an event for every subscriber. */
   publish(event: TrafficEvent, org: string | null | undefined): void {
     let frame: string | undefined
-    for (const [res, scope] of this.subscribers) {
+    for (const [res, { scope }] of this.subscribers) {
       if (org !== undefined && !visibleTo(scope, org)) continue
       frame ??= `data: ${JSON.stringify(event)}\n\n`
-      if (!sendToSubscriber(res, frame)) this.subscribers.delete(res)
+      if (!sendToSubscriber(res, frame)) this.remove(res)
     }
   }
 
   closeAll(): void {
-    for (const res of this.subscribers.keys()) if (!res.writableEnded) res.end()
-    this.subscribers.clear()
+    for (const res of [...this.subscribers.keys()]) {
+      if (!res.writableEnded) res.end()
+      this.remove(res)
+    }
+  }
+
+  private remove(res: ServerResponse): void {
+    const entry = this.subscribers.get(res)
+    if (entry === undefined) return
+    this.subscribers.delete(res)
+    this.caps.release(entry.subscriber)
   }
 }

@@ -43,10 +43,15 @@ export function frontDoor(options: {
     checkHost(req)
     if (applyCors(req, res) === 'answered') return ANSWERED
     if (!isUnderV1(req.url)) return PUBLIC
-    const principal = checkKey(req)
+    const checked = checkKey(req)
     const recorder = recorderOf(req)
-    if (recorder !== undefined) recorder.principal = principal
-    return { answered: false, principal }
+    if (!checked.ok) {
+      // An expired or revoked key is still named in the capture; an unknown one cannot be.
+      if (recorder !== undefined) recorder.refusedKey = checked.key
+      throw checked.error
+    }
+    recorder?.identified(checked.principal)
+    return { answered: false, principal: checked.principal }
   }
 }
 

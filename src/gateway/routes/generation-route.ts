@@ -69,19 +69,18 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     const plan = await planTokens(model, request)
     const recorder = recorderOf(req)
     const context: CompletionContext = { id: endpoint.newId(), created, principal, request, model, session, plan, dialect, observer: recorder, wire }
-    if (recorder !== undefined) {
-      recorder.completion = { model: model.id, deployment: model.backend.deployment, session: session.name, stream: request.stream }
-      // The scripted model reads the request itself; what it saw is the body a model server would get.
-      const form = request.forms[0]
-      if (form !== undefined) recorder.modelBody = () => form.body(request, { model: model.id, maxTokens: plan.maxTokens, askForUsage: false })
-    }
-
     res.setHeader(HeaderName.requestId, context.id)
     res.setHeader(HeaderName.deployment, model.backend.deployment)
     res.setHeader(HeaderName.model, model.id)
     res.setHeader(HeaderName.session, session.name)
     res.setHeader(HeaderName.optimizer, shaped.optimizer)
     if (shaped.toolSelector !== undefined) res.setHeader(HeaderName.toolSelector, shaped.toolSelector)
+    // The scripted model reads the request itself; what it saw is the body a model server would get.
+    const form = request.forms[0]
+    recorder?.decided(
+      { model: model.id, deployment: model.backend.deployment, session: session.name, stream: request.stream },
+      form === undefined ? undefined : () => form.body(request, { model: model.id, maxTokens: plan.maxTokens, askForUsage: false }),
+    )
 
     const telemetryBase = { org: principal.org, session: session.name, model: model.id }
     const accepted = (id: string, dedupe: RequestAcceptedEvent['dedupe']): RequestAcceptedEvent => ({

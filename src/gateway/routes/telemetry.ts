@@ -1,10 +1,8 @@
 import type { RequestHandler } from 'express'
-import { keyRefused, principalOf } from '../auth/authenticate'
+import { principalOf } from '../auth/authenticate'
 import type { KeyBoundStreams } from '../auth/key-bound-streams'
-import { SseWriter } from '../sse/sse-writer'
+import { openKeyBoundStream } from '../sse/key-bound-stream'
 import type { TelemetryBus } from '../telemetry/telemetry-bus'
-
-const KEEPALIVE_MS = 15_000
 
 /**
  * GET /v1/telemetry[?session=…&model=…]: the caller's organization's serving events, live, as
@@ -22,18 +20,6 @@ export function telemetryStream(bus: TelemetryBus, keyBound: KeyBoundStreams): R
       { session: typeof session === 'string' ? session : undefined, model: typeof model === 'string' ? model : undefined },
       res,
     )
-    const writer = new SseWriter(res)
-    writer.open()
-    void writer.comment('connected')
-    const unbind = keyBound.add(principal.keyId, (validity) => {
-      void writer.data(JSON.stringify(keyRefused(validity === 'unknown' ? 'invalid' : validity).toEnvelope()))
-      writer.abandon()
-    })
-    const keepalive = setInterval(() => void writer.comment('ping'), KEEPALIVE_MS)
-    res.on('close', () => {
-      clearInterval(keepalive)
-      unsubscribe()
-      unbind()
-    })
+    openKeyBoundStream(res, principal, keyBound, unsubscribe)
   }
 }

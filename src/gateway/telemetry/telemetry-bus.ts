@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { TelemetryEvent } from '../../shared/api/telemetry'
-import { GatewayError } from '../errors'
+import { SubscriptionCaps } from '../sse/subscription-caps'
 
 export interface TelemetryFilter {
   session?: string | undefined
@@ -23,13 +23,6 @@ interface Subscriber {
 export const MAX_SUBSCRIPTIONS_PER_KEY = 16
 export const MAX_SUBSCRIPTIONS_PER_ORG = 64
 
-const tooManySubscriptions = (scope: 'key' | 'organization', limit: number) =>
-  new GatewayError(
-    'too_many_subscriptions',
-    `This ${scope} already has ${limit} open /v1/telemetry subscriptions, the most the gateway allows. ` +
-      'Close one (end its request) before opening another.',
-  )
-
 /** Past this much unsent output, a subscriber is too slow and is dropped. */
 export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024
 
@@ -41,8 +34,11 @@ export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024
  */
 export class TelemetryBus {
   private readonly subscribers = new Set<Subscriber>()
-  private readonly perKey = new Counter()
-  private readonly perOrg = new Counter()
+  readonly caps = new SubscriptionCaps('/v1/telemetry', {
+    perKey: MAX_SUBSCRIPTIONS_PER_KEY,
+    perOrg: MAX_SUBSCRIPTIONS_PER_ORG,
+    total: Infinity,
+  })
 
   get size(): number {
     return this.subscribers.size
@@ -50,7 +46,7 @@ export class TelemetryBus {
 
   /** How many subscribers an organization has (for tests and the status of the gateway). */
   subscriberCount(org: string): number {
-    return this.perOrg.of(org)
+    return this.caps.countOf(org)
   }
 
   /**
@@ -59,23 +55,14 @@ export class TelemetryBus {
    */
   subscribe(principal: { org: string; keyId: string }, filter: TelemetryFilter, res: ServerResponse): () => void {
     const { org, keyId } = principal
-    if (this.perKey.of(keyId) >= MAX_SUBSCRIPTIONS_PER_KEY) throw tooManySubscriptions('key', MAX_SUBSCRIPTIONS_PER_KEY)
-    if (this.perOrg.of(org) >= MAX_SUBSCRIPTIONS_PER_ORG) throw tooManySubscriptions('organization', MAX_SUBSCRIPTIONS_PER_ORG)
     const subscriber: Subscriber = { org, keyId, filter, res }
-    this.add(subscriber)
+    this.caps.admit(subscriber)
+    this.subscribers.add(subscriber)
     return () => this.remove(subscriber)
   }
 
-  private add(subscriber: Subscriber): void {
-    this.subscribers.add(subscriber)
-    this.perKey.add(subscriber.keyId, 1)
-    this.perOrg.add(subscriber.org, 1)
-  }
-
   private remove(subscriber: Subscriber): void {
-    if (!this.subscribers.delete(subscriber)) return
-    this.perKey.add(subscriber.keyId, -1)
-    this.perOrg.add(subscriber.org, -1)
+    if (this.subscribers.delete(subscriber)) this.caps.release(subscriber)
   }
 
   publish(event: TelemetryEvent): void {
@@ -95,21 +82,6 @@ export class TelemetryBus {
   closeAll(): void {
     for (const { res } of this.subscribers) if (!res.writableEnded) res.end()
     for (const subscriber of [...this.subscribers]) this.remove(subscriber)
-  }
-}
-
-/** Counts by name, forgetting a name whose count is back to zero. */
-class Counter {
-  private readonly counts = new Map<string, number>()
-
-  of(name: string): number {
-    return this.counts.get(name) ?? 0
-  }
-
-  add(name: string, delta: number): void {
-    const count = this.of(name) + delta
-    if (count === 0) this.counts.delete(name)
-    else this.counts.set(name, count)
   }
 }
 

@@ -171,8 +171,12 @@ export const TrafficPath = {
   exchanges: `${TRAFFIC_BASE}/exchanges`,
   /** GET: one exchange, whole. */
   exchange: (id: string) => `${TRAFFIC_BASE}/exchanges/${encodeURIComponent(id)}`,
+  /** GET: server-sent events following one exchange (ExchangeFollowEvent): as it stands, each new frame, its end. */
+  exchangeLive: (id: string) => `${TRAFFIC_BASE}/exchanges/${encodeURIComponent(id)}/live`,
   /** GET: server-sent events, one TrafficEvent per `data:` line, from now on. */
   live: `${TRAFFIC_BASE}/live`,
+  /** PUT: change the capture mode of the running gateway (SetCaptureModeRequest → CaptureStatus); owner and admin keys. */
+  mode: `${TRAFFIC_BASE}/mode`,
   /** GET: HAR 1.2 (format=har) or JSON Lines of whole exchanges (format=jsonl); ExportQuery. */
   export: `${TRAFFIC_BASE}/export`,
   /** GET: the capture mode, the limits and what the store holds (CaptureStatus). */
@@ -264,13 +268,38 @@ export const captureStatusSchema = z.object({
 })
 export type CaptureStatus = z.output<typeof captureStatusSchema>
 
-/** The events of GET /v1/traffic/live. `exchange.ended` carries the final summary. */
+/** PUT /v1/traffic/mode. */
+export const setCaptureModeRequestSchema = z.object({ mode: captureModeSchema })
+export type SetCaptureModeRequest = z.output<typeof setCaptureModeRequestSchema>
+
+/**
+ * The events of GET /v1/traffic/live, each with the exchange's summary as it stands:
+ * `exchange.started` once the gateway knows who sent it (or, refused before that, when its
+ * response begins), `exchange.updated` while it runs (model and session decided, the response's
+ * status, the first token), `exchange.ended` with the final summary.
+ */
 export const trafficEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('exchange.started'), exchange: exchangeSummarySchema }),
+  z.object({ type: z.literal('exchange.updated'), exchange: exchangeSummarySchema }),
   z.object({ type: z.literal('exchange.ended'), exchange: exchangeSummarySchema }),
   z.object({ type: z.literal('exchanges.cleared') }),
 ])
 export type TrafficEvent = z.output<typeof trafficEventSchema>
+
+/**
+ * The events of GET /v1/traffic/exchanges/{id}/live. A running exchange: first
+ * `exchange.snapshot` (the whole exchange as it stands), then `exchange.frames` with the frames
+ * written to the client (`frames`) and read from the model server (`upstream_frames`) since the
+ * last event, in order — or a new `exchange.snapshot` that replaces everything (its headers went
+ * out, the model server answered) — and last `exchange.ended`, the final record, after which the
+ * stream closes. An exchange that has already ended gets `exchange.ended` at once.
+ */
+export const exchangeFollowEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('exchange.snapshot'), exchange: exchangeSchema }),
+  z.object({ type: z.literal('exchange.frames'), frames: z.array(capturedFrameSchema), upstream_frames: z.array(capturedFrameSchema) }),
+  z.object({ type: z.literal('exchange.ended'), exchange: exchangeSchema }),
+])
+export type ExchangeFollowEvent = z.output<typeof exchangeFollowEventSchema>
 
 /** The query string of a list or export request, from typed parameters (for the UI). */
 export function trafficQueryString(params: Readonly<Record<string, string | number | undefined>>): string {

@@ -1,4 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http'
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http'
+import type { Socket } from 'node:net'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { urlToHttpOptions } from 'node:url'
 import type { StopSignal } from '../../generation/stop-signal'
@@ -17,9 +18,42 @@ export class UpstreamConnectError extends Error {
   }
 }
 
+/**
+ * A pooled connection idle this long is closed by the gateway: before the model server's own
+ * keep-alive timeout (5 s in Node, uvicorn — vLLM, SGLang — and llama.cpp's server) closes it,
+ * so a request is rarely sent on a connection the server is closing. Node's agent would honour
+ * a server's `Keep-Alive: timeout=` hint only when it has a timeout of its own, and a socket
+ * timeout on the agent would also run during a reply; this one applies to idle sockets only.
+ */
+export const POOLED_IDLE_MS = 4_000
+
+/** The agent's hooks as Node calls them (its types say `void`; Node reads the boolean). */
+interface PoolHooks {
+  keepSocketAlive(socket: Socket): boolean
+  reuseSocket(socket: Socket, req: ClientRequest): void
+}
+
+function idleLimited<A extends HttpAgent>(agent: A): A {
+  // Both are the agent's documented hooks: keepSocketAlive as a socket returns to the pool,
+  // reuseSocket as it leaves it; the agent destroys a pooled socket that times out.
+  const hooks = agent as unknown as PoolHooks
+  const keep = hooks.keepSocketAlive.bind(agent)
+  const reuse = hooks.reuseSocket.bind(agent)
+  hooks.keepSocketAlive = (socket) => {
+    const kept = keep(socket)
+    if (kept && socket.timeout === 0) socket.setTimeout(POOLED_IDLE_MS)
+    return kept
+  }
+  hooks.reuseSocket = (socket, req) => {
+    reuse(socket, req)
+    socket.setTimeout(0)
+  }
+  return agent
+}
+
 // Kept-alive connections to model servers: a new TCP handshake per request is pure added latency.
-const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' })
-const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' })
+const httpAgent = idleLimited(new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }))
+const httpsAgent = idleLimited(new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }))
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'EPIPE'])
 
@@ -36,8 +70,16 @@ export function postToReplica(
   headers: Record<string, string>,
   signal: StopSignal,
 ): Promise<IncomingMessage> {
-  return attempt(replica, path, body, headers, signal, true)
+  return attempt(replica, path, body, headers, signal, 'pooled')
 }
+
+/**
+ * `pooled`: a kept-alive connection if one is free. `fresh`: a connection of its own, closed
+ * after the response — for the retry after a stale pooled one, since the next pooled connection
+ * may be just as stale (a server closes the connections idle past its keep-alive timeout all
+ * alike, and a busy event loop may not have read their FINs yet).
+ */
+type Connection = 'pooled' | 'fresh'
 
 function attempt(
   replica: Replica,
@@ -45,13 +87,14 @@ function attempt(
   body: string,
   headers: Record<string, string>,
   signal: StopSignal,
-  mayRetryStaleSocket: boolean,
+  connection: Connection,
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new UpstreamConnectError('aborted', 'aborted before sending'))
     const target = targetOf(replica, path)
     const req = (target.secure ? httpsRequest : httpRequest)({
       ...target.options,
+      ...(connection === 'fresh' ? { agent: false } : {}),
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -81,9 +124,9 @@ function attempt(
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (settled) return
       // A kept-alive socket the server had already closed: the request never reached it, so
-      // sending it once more on a fresh connection is safe.
-      if (mayRetryStaleSocket && req.reusedSocket && error.code === 'ECONNRESET') {
-        finish(() => resolve(attempt(replica, path, body, headers, signal, false)))
+      // sending it once more, on a new connection, is safe.
+      if (connection === 'pooled' && req.reusedSocket && error.code === 'ECONNRESET') {
+        finish(() => resolve(attempt(replica, path, body, headers, signal, 'fresh')))
         return
       }
       // Every error before a response means the request got no answer; the known network codes

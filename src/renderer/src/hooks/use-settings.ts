@@ -11,7 +11,8 @@ export interface SettingsState {
   needsRestart: boolean
 }
 
-const sameGateway = (a: GatewaySettings, b: GatewaySettings) => JSON.stringify(a) === JSON.stringify(b)
+/** Every gateway setting but capture, which the running gateway takes at once (PUT /v1/traffic/mode), needs a restart. */
+const sameGateway = (a: GatewaySettings, b: GatewaySettings) => JSON.stringify({ ...a, capture: null }) === JSON.stringify({ ...b, capture: null })
 
 export function useSettings(): SettingsState {
   const store = useMemo(() => settingsStore(), [])

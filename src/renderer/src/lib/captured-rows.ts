@@ -43,8 +43,10 @@ export function matchesFilter(row: ExchangeSummary, form: TrafficFilterForm): bo
   if (form.session !== '' && row.session !== form.session) return false
   if (form.endpoint !== '' && row.endpoint !== form.endpoint) return false
   if (form.client !== '') {
+    // As the API reads it: `none` is every request without a valid key, and a key's ID also
+    // finds its refusals after it expired or was revoked.
     const id = row.client.kind === 'key' ? row.client.key_id : 'none'
-    if (id !== form.client) return false
+    if (id !== form.client && row.client.key_id !== form.client) return false
   }
   return true
 }

@@ -12,12 +12,14 @@ import {
   exchangeSchema,
   trafficQueryString,
   TrafficPath,
+  type CaptureMode,
   type CaptureStatus,
   type ClearResult,
   type Exchange,
   type ExchangeList,
   type ExchangeFilterParams,
   type ExportParams,
+  type SetCaptureModeRequest,
 } from '../../../shared/api/traffic'
 import type { Connection } from './desktop'
 
@@ -194,6 +196,24 @@ export class GatewayClient {
 
   async openTrafficLive(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
     return this.openStream(TrafficPath.live, signal)
+  }
+
+  /** GET /v1/traffic/exchanges/{id}/live: one exchange's snapshot, its frames as they come, its end. */
+  async openExchangeLive(id: string, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    return this.openStream(TrafficPath.exchangeLive(id), signal)
+  }
+
+  /** PUT /v1/traffic/mode: the running gateway's capture mode, now (owner and admin keys). */
+  async setCaptureMode(mode: CaptureMode): Promise<CaptureStatus> {
+    const body: SetCaptureModeRequest = { mode }
+    const response = await this.send(TrafficPath.mode, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      cache: 'no-store',
+    })
+    if (!response.ok) throw await errorOf(response)
+    return captureStatusSchema.parse(await response.json())
   }
 
   private async openStream(path: string, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {

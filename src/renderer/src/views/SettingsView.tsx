@@ -1,13 +1,16 @@
-import { useMemo } from 'react'
+import { useCallback, useMemo } from 'react'
+import type { CaptureMode } from '../../../shared/api/traffic'
 import { DEFAULT_MODEL_ID } from '../../../shared/api/chat-request'
 import type { SettingsState } from '../hooks/use-settings'
 import { useApiKeys } from '../hooks/use-api-keys'
+import { useCaptureMode } from '../hooks/use-capture-mode'
 import { useGatewayStatus } from '../hooks/use-gateway-status'
 import { useModels } from '../hooks/use-models'
 import { desktopControls } from '../lib/desktop'
 import type { GatewayClient } from '../lib/gateway-client'
 import { ApiKeysPanel } from '../components/settings/ApiKeysPanel'
 import { AppearanceSettings } from '../components/settings/AppearanceSettings'
+import { CaptureSettings } from '../components/settings/CaptureSettings'
 import { GatewaySettingsForm } from '../components/settings/GatewaySettingsForm'
 import { GatewayStatusPanel } from '../components/settings/GatewayStatusPanel'
 import { SetupSnippets } from '../components/settings/SetupSnippets'
@@ -24,6 +27,15 @@ export function SettingsView({ client, settings, onSignOut }: SettingsViewProps)
   const status = useGatewayStatus(client)
   const controls = useMemo(() => desktopControls(), [])
   const current = settings.settings
+  const { save } = settings
+  // The desktop app keeps the mode the gateway now runs with for its next start.
+  const keepCapture = useCallback(
+    (capture: CaptureMode) => {
+      if (settings.scope === 'desktop' && current !== null && current.gateway.capture !== capture) void save({ ...current, gateway: { ...current.gateway, capture } })
+    },
+    [settings.scope, current, save],
+  )
+  const capture = useCaptureMode(client, keepCapture)
   const model = models.kind === 'ready' ? (models.models.find((m) => m.deployment !== null) ?? models.models[0]) : undefined
   const baseUrl = client.url('/v1')
 
@@ -42,11 +54,13 @@ export function SettingsView({ client, settings, onSignOut }: SettingsViewProps)
           saved={current.gateway}
           runningUrl={baseUrl}
           needsRestart={settings.needsRestart}
-          onSave={(gateway) => settings.save({ ...current, gateway })}
+          // Capture is not the form's: it changes at once, below.
+          onSave={(gateway) => settings.save({ ...current, gateway: { ...gateway, capture: current.gateway.capture } })}
           onRestart={() => void controls.relaunch()}
           testModelServer={controls.testModelServer}
         />
       ) : null}
+      <CaptureSettings state={capture.state} desktop={settings.scope === 'desktop'} onChange={capture.change} />
       <GatewayStatusPanel state={status} />
       <ApiKeysPanel state={keys} />
       {settings.scope === 'browser' ? (

@@ -1,6 +1,5 @@
 import { useState } from 'react'
 import { OPTIMIZER_MODES } from '../../../../shared/api/optimizer'
-import { CAPTURE_MODES } from '../../../../shared/api/traffic'
 import { BIND_ADDRESSES, gatewaySettingsSchema, type GatewaySettings } from '../../../../shared/desktop-settings'
 import type { ModelServerCheck } from '../../../../shared/ipc'
 import { Field } from '../common/Field'
@@ -48,15 +47,6 @@ export function GatewaySettingsForm({ saved, runningUrl, needsRestart, onSave, o
             data-testid="settings-optimizer"
           >
             {OPTIMIZER_MODES.map((mode) => (
-              <option key={mode} value={mode}>
-                {mode}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Capture" hint="What Traffic keeps of each request: off (events only), memory (until restart), disk (kept across restarts).">
-          <select value={draft.capture} onChange={(e) => setDraft({ ...draft, capture: e.target.value as GatewaySettings['capture'] })} data-testid="settings-capture">
-            {CAPTURE_MODES.map((mode) => (
               <option key={mode} value={mode}>
                 {mode}
               </option>

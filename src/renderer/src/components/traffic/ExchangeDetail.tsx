@@ -1,7 +1,8 @@
-import { useMemo } from 'react'
+import { useCallback, useMemo } from 'react'
 import type { Exchange } from '../../../../shared/api/traffic'
 import { inspectCaptured } from '../../logic/inspector/captured-exchange'
 import type { ExchangeSnapshot } from '../../lib/exchange-run'
+import { useTicking } from '../../hooks/use-now'
 import { Inspector } from '../inspector/Inspector'
 
 interface ExchangeDetailProps {
@@ -25,10 +26,14 @@ export function ExchangeDetail({ exchange, baseUrl, onOpenInPlayground, onOpenSe
     stop: { kind: 'idle' },
     requestId: exchange.completion_id ?? exchange.request_id,
   }
+  // While it runs, its time goes on: the timeline and metrics follow the clock.
+  const running = exchange.outcome === 'in_progress'
+  const startedAt = Date.parse(exchange.started_at)
+  const now = useTicking(running, useCallback(() => Date.now() - startedAt, [startedAt]))
   const chat = exchange.endpoint.endsWith('/chat/completions')
   const session = exchange.session
   return (
-    <div className="exchange-detail" data-testid="traffic-detail" data-id={exchange.id}>
+    <div className="exchange-detail" data-testid="traffic-detail" data-id={exchange.id} data-running={running}>
       <div className="exchange-detail__facts muted">
         <span data-testid="traffic-detail-client">{exchange.client.label}</span>
         {exchange.client.key_hint !== null ? <code> {exchange.client.key_hint}</code> : null}
@@ -46,7 +51,7 @@ export function ExchangeDetail({ exchange, baseUrl, onOpenInPlayground, onOpenSe
       <Inspector
         key={exchange.id}
         snapshot={snapshot}
-        elapsed={exchange.duration_ms ?? 0}
+        elapsed={exchange.duration_ms ?? (running ? now : 0)}
         captured={captured}
         actions={
           <>

@@ -49,6 +49,7 @@ export const ANTHROPIC_ERROR_TYPE: Readonly<Record<ErrorCode, AnthropicErrorType
   key_file_error: 'api_error',
   key_file_busy: 'overloaded_error',
   exchange_not_found: 'not_found_error',
+  capture_unavailable: 'api_error',
   upstream_error: 'api_error',
   upstream_unavailable: 'overloaded_error',
   upstream_timeout: 'api_error',

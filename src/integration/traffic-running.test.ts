@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CapturedFrame, Exchange, ExchangeFollowEvent, TrafficEvent } from '../shared/api/traffic'
-import { startFakeModelServer, type FakeModelServer } from './fixtures/fake-model-server'
+import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
 import { startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
 import { endOf, trafficClient, type EventStream, type LiveTraffic } from './traffic-client'
 

@@ -69,7 +69,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     request: {
       url: req.url ?? '',
       headers,
-      body: recorder.requestBody === undefined ? '' : redactBody(recorder.requestBody.toString('utf8'), secrets),
+      body: recorder.requestBody === undefined ? '' : redactBody(typeof recorder.requestBody === 'string' ? recorder.requestBody : recorder.requestBody.toString('utf8'), secrets),
     },
     model_body: recorder.upstream?.body ?? (final ? (recorder.modelBody?.() ?? null) : null),
     response: { headers: responseHeaders, frames, body: responseBody },

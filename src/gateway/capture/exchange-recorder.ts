@@ -72,7 +72,8 @@ export class ExchangeRecorder implements UpstreamObserver {
   readonly startedAt = Date.now()
   readonly t0 = performance.now()
   readonly frames: FrameLog
-  requestBody: Buffer | undefined
+  /** The request's body: its bytes as received, replaced by their UTF-8 text once a JSON body is decoded. */
+  requestBody: Buffer | string | undefined
   principal: Principal | undefined
   /** The expired or revoked key that was refused, by ID and name. */
   refusedKey: RefusedKey | undefined

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
-import { countTemplateTokens, QWEN_DEFAULT_SYSTEM, renderQwen2Prompt, type TemplatePiece } from './chat-template'
+import { countTemplateTokens, QWEN_DEFAULT_SYSTEM, renderQwen2Prompt, renderToolCall, type TemplatePiece } from './chat-template'
+import { pythonJsonDumps } from './python-json'
 import { o200kTokenizer } from './gpt-tokenizer'
 import { readQwenTokenizerJson } from './qwen-tokenizer'
 import { loadQwenReference } from './test-support/qwen-reference'
@@ -9,6 +10,22 @@ import { loadTokenizer } from './tokenizer-registry'
 const text = (pieces: TemplatePiece[]) => pieces.map((p) => (typeof p === 'string' ? p : p.special)).join('')
 
 describe('renderQwen2Prompt', () => {
+  it('renders tool calls and tools it rendered before exactly as the first time, told apart by all they depend on', () => {
+    const call = (name: string, args: string) => '\n<tool_call>\n{"name": "' + name + '", "arguments": ' + pythonJsonDumps(JSON.parse(args)) + '}\n</tool_call>'
+    for (let round = 0; round < 2; round++) {
+      expect(renderToolCall('read', '{"path":"a.ts"}')).toBe(call('read', '{"path":"a.ts"}'))
+      expect(renderToolCall('read', '{"path":"b.ts"}')).toBe(call('read', '{"path":"b.ts"}'))
+      expect(renderToolCall('write', '{"path":"a.ts"}')).toBe(call('write', '{"path":"a.ts"}'))
+      // A name that ends where the arguments could begin is still another call.
+      expect(renderToolCall('read\u0000x', '{}')).not.toBe(renderToolCall('read', '\u0000x{}'))
+    }
+    const tool = (description: string): ChatTool => ({ type: 'function', function: { name: 'f', description, parameters: { type: 'object' } } })
+    const system = (tools: ChatTool[]) => renderQwen2Prompt([{ role: 'user', content: 'Hi' }], tools)[1]
+    const first = system([tool('first tool')])
+    expect(system([tool('first tool')])).toBe(first)
+    expect(system([tool('other tool')])).toBe(String(first).replace('first tool', 'other tool'))
+  })
+
   it('inserts the default system block when the conversation has none', () => {
     expect(text(renderQwen2Prompt([{ role: 'user', content: 'Hi' }], []))).toBe(
       `<|im_start|>system\n${QWEN_DEFAULT_SYSTEM}<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n`,

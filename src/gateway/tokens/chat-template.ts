@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import { BoundedStringMap } from '../bounded-string-map'
 import { pythonJsonDumps } from './python-json'
 import type { Tokenizer } from './tokenizer'
 
@@ -27,7 +28,7 @@ export function renderQwen2Prompt(messages: readonly ChatMessage[], tools: reado
   let systemText = leadingSystem ?? QWEN_DEFAULT_SYSTEM
   if (tools.length > 0) {
     systemText += TOOLS_PREAMBLE
-    for (const tool of tools) systemText += '\n' + pythonJsonDumps(tool)
+    for (const tool of tools) systemText += '\n' + renderTool(tool)
     systemText += TOOLS_POSTAMBLE
   }
   pieces.push(IM_START, 'system\n' + systemText, IM_END, '\n')
@@ -59,8 +60,30 @@ export function renderQwen2Prompt(messages: readonly ChatMessage[], tools: reado
  * object before rendering, so valid JSON is re-serialized; anything else is rendered as a string.
  */
 export function renderToolCall(name: string, argumentsJson: string): string {
-  return '\n<tool_call>\n{"name": "' + name + '", "arguments": ' + pythonJsonDumps(parseOrKeep(argumentsJson)) + '}\n</tool_call>'
+  const key = name + '\u0000' + argumentsJson
+  const known = rendered.get(key)
+  if (known !== undefined) return known
+  const text = '\n<tool_call>\n{"name": "' + name + '", "arguments": ' + pythonJsonDumps(parseOrKeep(argumentsJson)) + '}\n</tool_call>'
+  rendered.set(key, text, text.length)
+  return text
 }
+
+/** A tool as the system block lists it. Its JSON text (the same for the same tool) finds it again. */
+function renderTool(tool: ChatTool): string {
+  const key = '\u0001' + JSON.stringify(tool)
+  const known = rendered.get(key)
+  if (known !== undefined) return known
+  const text = pythonJsonDumps(tool)
+  rendered.set(key, text, text.length)
+  return text
+}
+
+/**
+ * Tool calls and tools as rendered before: an agent sends every earlier call and its whole tool
+ * list again on each turn, and parsing and dumping them again cost more than the rest of rendering.
+ * Keyed by exactly what the rendering depends on; about 2 MB at most.
+ */
+const rendered = new BoundedStringMap<string>(1_000_000)
 
 function parseOrKeep(json: string): unknown {
   try {

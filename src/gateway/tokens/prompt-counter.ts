@@ -1,3 +1,4 @@
+import { BoundedStringMap } from '../bounded-string-map'
 import type { TemplatePiece } from './chat-template'
 import { countInSlices } from './count-in-slices'
 import type { Tokenizer } from './tokenizer'
@@ -38,16 +39,14 @@ export interface PromptMeasure {
  * else, so no token spans two runs.
  */
 export class PromptCounter {
-  private readonly counts = new Map<string, number>()
-  private cachedChars = 0
-  private readonly longestCachedRun: number
+  // One huge prompt may not push out everybody else's history (the map keeps no entry over a quarter).
+  private readonly counts: BoundedStringMap<number>
 
   constructor(
     private readonly tokenizer: Tokenizer,
-    private readonly maxChars: number = DEFAULT_CACHE_CHARS,
+    maxChars: number = DEFAULT_CACHE_CHARS,
   ) {
-    // One huge prompt may not push out everybody else's history.
-    this.longestCachedRun = Math.floor(maxChars / 4)
+    this.counts = new BoundedStringMap(maxChars)
   }
 
   measure(pieces: readonly TemplatePiece[]): PromptMeasure {
@@ -105,29 +104,17 @@ export class PromptCounter {
 
   /** How many runs and characters the cache holds. */
   get size(): { runs: number; chars: number } {
-    return { runs: this.counts.size, chars: this.cachedChars }
+    const { entries, chars } = this.counts.size
+    return { runs: entries, chars }
   }
 
   private lookup(run: string): number | undefined {
-    const count = this.counts.get(run)
-    if (count !== undefined) {
-      // Most recently used last: Map keeps insertion order.
-      this.counts.delete(run)
-      this.counts.set(run, count)
-    }
-    return count
+    return this.counts.get(run)
   }
 
   /** Keeps a run's count (if the run is worth keeping) and returns it. */
   private remember(run: string, count: number): number {
-    if (run.length < SHORTEST_CACHED_RUN || run.length > this.longestCachedRun || this.counts.has(run)) return count
-    this.counts.set(run, count)
-    this.cachedChars += run.length
-    for (const oldest of this.counts.keys()) {
-      if (this.cachedChars <= this.maxChars) break
-      this.counts.delete(oldest)
-      this.cachedChars -= oldest.length
-    }
+    if (run.length >= SHORTEST_CACHED_RUN) this.counts.set(run, count)
     return count
   }
 }

@@ -15,15 +15,45 @@ const oddValue = fc.oneof(fc.anything(), fc.double(), fc.integer({ min: -3, max:
 /** Mostly what a client would send, now and then anything at all: the boundaries are where they disagree. */
 const mostly = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: arb, weight: 12 }, { arbitrary: oddValue, weight: 1 })
 
+const toolCall = fc.record(
+  {
+    id: mostly(fc.string()),
+    type: fc.oneof({ arbitrary: fc.constant('function'), weight: 6 }, fc.constant(null), fc.constant(undefined), oddValue),
+    function: mostly(fc.record({ name: mostly(fc.string()), arguments: mostly(fc.json()) }, { requiredKeys: ['name', 'arguments'] })),
+    extra: fc.string(),
+  },
+  { requiredKeys: ['id', 'function'] },
+)
+
 const message = fc.record(
   {
-    role: mostly(fc.oneof({ arbitrary: fc.constantFrom('system', 'developer', 'user', 'assistant'), weight: 8 }, fc.constantFrom('tool', 'function', 'User', ''))),
+    role: mostly(fc.oneof({ arbitrary: fc.constantFrom('system', 'developer', 'user', 'assistant', 'tool'), weight: 8 }, fc.constantFrom('function', 'User', ''))),
     content: mostly(fc.oneof({ arbitrary: fc.string(), weight: 8 }, fc.constant(null), fc.array(fc.record({ type: fc.constant('text'), text: fc.string() })))),
-    tool_calls: fc.oneof({ arbitrary: fc.constant(null), weight: 8 }, oddValue),
-    tool_call_id: fc.oneof({ arbitrary: fc.constant(null), weight: 8 }, fc.string(), oddValue),
+    tool_calls: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.array(toolCall, { maxLength: 3 }), weight: 3 }, oddValue),
+    tool_call_id: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.string(), weight: 3 }, oddValue),
     name: fc.string(),
   },
-  { requiredKeys: ['role', 'content'], noNullPrototype: true },
+  { requiredKeys: ['role'], noNullPrototype: true },
+)
+
+const toolName = fc.oneof({ arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/), weight: 8 }, fc.string())
+const tool = fc.record(
+  {
+    type: mostly(fc.constant('function')),
+    function: mostly(
+      fc.record(
+        {
+          name: mostly(toolName),
+          description: nullish(mostly(fc.string())),
+          parameters: nullish(mostly(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }))),
+          strict: nullish(mostly(fc.boolean())),
+          extra: fc.string(),
+        },
+        { requiredKeys: ['name'] },
+      ),
+    ),
+  },
+  { requiredKeys: ['type', 'function'] },
 )
 
 const body = fc.record(
@@ -35,8 +65,14 @@ const body = fc.record(
     max_tokens: nullish(mostly(fc.integer({ min: -2, max: 100_000 }))),
     max_completion_tokens: nullish(mostly(fc.integer({ min: -2, max: 100_000 }))),
     user: nullish(mostly(fc.string())),
-    tools: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, fc.constant(null), fc.constant([]), oddValue),
-    tool_choice: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, fc.constant(null), fc.constant('auto'), oddValue),
+    tools: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, fc.constant(null), fc.constant([]), { arbitrary: fc.array(tool, { maxLength: 3 }), weight: 4 }, oddValue),
+    tool_choice: fc.oneof(
+      { arbitrary: fc.constant(undefined), weight: 4 },
+      fc.constant(null),
+      fc.constantFrom('auto', 'none', 'required', 'any'),
+      fc.record({ type: fc.constant('function'), function: fc.record({ name: toolName }) }),
+      oddValue,
+    ),
     parallel_tool_calls: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, fc.constant(null), fc.boolean(), oddValue),
     temperature: fc.double(),
   },
@@ -46,11 +82,13 @@ const body = fc.record(
 describe('parseSimpleChatRequest', () => {
   it('agrees with the schema whenever it answers', () => {
     let answered = 0
+    let agentic = 0
     fc.assert(
       fc.property(fc.oneof({ arbitrary: body, weight: 4 }, fc.anything()), (json) => {
         const simple = parseSimpleChatRequest(json)
         if (simple === undefined) return
         answered++
+        if ((simple.tools?.length ?? 0) > 0 || simple.messages.some((m) => (m.tool_calls?.length ?? 0) > 0 || m.role === 'tool')) agentic++
         const schema = chatCompletionRequestSchema.safeParse(json)
         expect(schema.success).toBe(true)
         if (schema.success) expect(normalizeChatRequest(simple, json)).toEqual(normalizeChatRequest(schema.data, json))
@@ -59,6 +97,7 @@ describe('parseSimpleChatRequest', () => {
     )
     // The generator must reach the fast path often, or the agreement above proves little.
     expect(answered).toBeGreaterThan(100)
+    expect(agentic).toBeGreaterThan(20)
   })
 
   it('answers for plain text conversations, as IDE clients send them', () => {
@@ -88,9 +127,29 @@ describe('parseSimpleChatRequest', () => {
     )
   })
 
+  it('answers for an agent\'s turn: tools, tool calls and tool results', () => {
+    const json = {
+      messages: [
+        { role: 'system', content: 'You are an agent.' },
+        { role: 'user', content: 'Read a.ts' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'export const a = 1' },
+      ],
+      tools: [{ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object' } } }],
+      tool_choice: 'auto',
+      parallel_tool_calls: false,
+    }
+    const simple = parseSimpleChatRequest(json)
+    expect(simple).toBeDefined()
+    const schema = chatCompletionRequestSchema.parse(json)
+    expect(normalizeChatRequest(simple!, json)).toEqual(normalizeChatRequest(schema, json))
+  })
+
   it.each<[string, unknown]>([
-    ['tools', { messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f' } }] }],
-    ['a tool message', { messages: [{ role: 'tool', content: 'x', tool_call_id: 'c' }] }],
+    ['a named tool_choice', { messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'function', function: { name: 'f' } } }],
+    ['two tools of one name', { messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f' } }, { type: 'function', function: { name: 'f' } }] }],
+    ['a tool message without its call id', { messages: [{ role: 'tool', content: 'x' }] }],
+    ['an assistant message without content or calls', { messages: [{ role: 'assistant', content: null }] }],
     ['content parts', { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }],
     ['no messages', { messages: [] }],
     ['a bad max_tokens', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 0 }],

@@ -1,21 +1,28 @@
-import type { ChatCompletionRequestBody } from './chat-request'
+// The limits are the schema's own (used only when called, so the two modules' cycle is harmless).
+import { MAX_MESSAGES, MAX_TOOL_CALLS, MAX_TOOLS, TOOL_NAME_PATTERN, type ChatCompletionRequestBody, type ChatTool, type ToolCall } from './chat-request'
 
 // Kept in step with chatCompletionRequestSchema by a property test (chat-request-fast-path.test.ts).
-const MAX_MESSAGES = 512
-const SIMPLE_ROLES = new Set(['system', 'developer', 'user', 'assistant'])
+const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool'])
+const TOOL_CHOICES = new Set(['auto', 'none', 'required'])
 
 /**
- * The common request — text messages, no tools — checked by hand. Validating it with the zod
- * schema took ~65 µs of the gateway's ~200 µs before a request is forwarded (docs/benchmark.md);
- * this takes a few. It answers only when the body is plainly valid and returns exactly what the
- * schema would; anything else (tools, tool calls, content parts, `tool` messages, any doubtful
- * value) returns undefined, and the schema decides — including every error message. A property
- * test holds the two to the same output.
+ * The common request — text messages, and an agent's tools, tool calls and tool results — checked
+ * by hand. Validating with the zod schema took ~65 µs for a short chat (docs/benchmark.md) and
+ * ~2 µs per message of an agent's history, on every turn; this takes a fraction. It answers only
+ * when the body is plainly valid and returns exactly what the schema would; anything else (content
+ * parts, a named tool_choice, duplicate tool names, any doubtful value) returns undefined, and the
+ * schema decides — including every error message. A property test holds the two to the same output.
  */
 export function parseSimpleChatRequest(json: unknown): ChatCompletionRequestBody | undefined {
   if (!isPlainObject(json)) return undefined
   const body = json as Record<string, unknown>
-  if (!isAbsent(body.tools) || !isAbsent(body.tool_choice) || !isAbsent(body.parallel_tool_calls)) return undefined
+  const tools = isAbsent(body.tools) ? undefined : simpleTools(body.tools)
+  if (tools === INVALID) return undefined
+  const toolChoice = optionalOf(body.tool_choice, isToolChoiceWord)
+  const parallelToolCalls = optionalOf(body.parallel_tool_calls, isBoolean)
+  if (toolChoice === INVALID || parallelToolCalls === INVALID) return undefined
+  // Without tools, a tool_choice or parallel_tool_calls is an error the schema words.
+  if ((tools === undefined || tools.length === 0) && (toolChoice !== undefined || parallelToolCalls !== undefined)) return undefined
   const model = optionalOf(body.model, isString)
   const stream = optionalOf(body.stream, isBoolean)
   const maxTokens = optionalOf(body.max_tokens, isPositiveWholeNumber)
@@ -34,9 +41,19 @@ export function parseSimpleChatRequest(json: unknown): ChatCompletionRequestBody
   for (const message of raw as unknown[]) {
     if (!isPlainObject(message)) return undefined
     const { role, content } = message
-    if (typeof role !== 'string' || !SIMPLE_ROLES.has(role) || typeof content !== 'string') return undefined
-    if (!isAbsent(message.tool_calls) || !isAbsent(message.tool_call_id)) return undefined
-    messages.push({ role: role as 'system' | 'developer' | 'user' | 'assistant', content })
+    if (typeof role !== 'string' || !ROLES.has(role)) return undefined
+    const calls = isAbsent(message.tool_calls) ? undefined : simpleToolCalls(message.tool_calls)
+    const toolCallId = optionalOf(message.tool_call_id, isString)
+    if (calls === INVALID || toolCallId === INVALID) return undefined
+    // No text only on an assistant message that calls tools; a tool result names its call.
+    if (typeof content !== 'string' && !(isAbsent(content) && role === 'assistant' && calls !== undefined && calls.length > 0)) return undefined
+    if (role === 'tool' && toolCallId === undefined) return undefined
+    messages.push({
+      role: role as 'system' | 'developer' | 'user' | 'assistant' | 'tool',
+      content: typeof content === 'string' ? content : null,
+      ...(calls !== undefined ? { tool_calls: calls } : {}),
+      ...(toolCallId !== undefined ? { tool_call_id: toolCallId } : {}),
+    })
   }
   return {
     messages,
@@ -46,7 +63,51 @@ export function parseSimpleChatRequest(json: unknown): ChatCompletionRequestBody
     ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
     ...(maxCompletionTokens !== undefined ? { max_completion_tokens: maxCompletionTokens } : {}),
     ...(user !== undefined ? { user } : {}),
+    ...(tools !== undefined ? { tools } : {}),
+    ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
+    ...(parallelToolCalls !== undefined ? { parallel_tool_calls: parallelToolCalls } : {}),
   }
+}
+
+/** Tool calls of an assistant message, as the schema returns them; INVALID when any is doubtful. */
+function simpleToolCalls(value: unknown): ToolCall[] | typeof INVALID {
+  if (!Array.isArray(value) || value.length > MAX_TOOL_CALLS) return INVALID
+  const calls: ToolCall[] = []
+  for (const call of value as unknown[]) {
+    if (!isPlainObject(call) || typeof call.id !== 'string' || !isPlainObject(call.function)) return INVALID
+    const type = optionalOf(call.type, isFunctionWord)
+    const { name, arguments: args } = call.function
+    if (type === INVALID || typeof name !== 'string' || typeof args !== 'string') return INVALID
+    calls.push({ id: call.id, ...(type !== undefined ? { type } : {}), function: { name, arguments: args } })
+  }
+  return calls
+}
+
+/** The tools, as the schema returns them; INVALID when any is doubtful or two share a name. */
+function simpleTools(value: unknown): ChatTool[] | typeof INVALID {
+  if (!Array.isArray(value) || value.length > MAX_TOOLS) return INVALID
+  const tools: ChatTool[] = []
+  const names = new Set<string>()
+  for (const tool of value as unknown[]) {
+    if (!isPlainObject(tool) || tool.type !== 'function' || !isPlainObject(tool.function)) return INVALID
+    const fn = tool.function
+    const description = optionalOf(fn.description, isString)
+    const parameters = optionalOf(fn.parameters, isPlainObject)
+    const strict = optionalOf(fn.strict, isBoolean)
+    if (typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name) || names.has(fn.name)) return INVALID
+    if (description === INVALID || parameters === INVALID || strict === INVALID) return INVALID
+    names.add(fn.name)
+    tools.push({
+      type: 'function',
+      function: {
+        name: fn.name,
+        ...(description !== undefined ? { description } : {}),
+        ...(parameters !== undefined ? { parameters } : {}),
+        ...(strict !== undefined ? { strict } : {}),
+      },
+    })
+  }
+  return tools
 }
 
 const INVALID = Symbol('invalid')
@@ -58,6 +119,8 @@ function optionalOf<T>(value: unknown, check: (value: unknown) => value is T): T
 }
 
 const isAbsent = (value: unknown) => value === undefined || value === null
+const isFunctionWord = (value: unknown): value is 'function' => value === 'function'
+const isToolChoiceWord = (value: unknown): value is 'auto' | 'none' | 'required' => typeof value === 'string' && TOOL_CHOICES.has(value)
 const isString = (value: unknown): value is string => typeof value === 'string'
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean'
 const isPositiveWholeNumber = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0

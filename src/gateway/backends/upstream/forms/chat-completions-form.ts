@@ -1,4 +1,5 @@
 import { internalError } from '../../../errors'
+import { JsonTextCache } from '../../../http/json-text'
 import type { GenerationRequest, MessagesPrompt } from '../../generation-request'
 import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from '../map-upstream-chunk'
 import type { UpstreamBodyOptions, UpstreamForm, WholeReply } from '../upstream-form'
@@ -39,8 +40,15 @@ export function chatCompletionsBody(request: GenerationRequest, options: Upstrea
     if (prompt.parallelToolCalls !== undefined) body.parallel_tool_calls = prompt.parallelToolCalls
   }
   if (request.user !== undefined) body.user = request.user
-  return JSON.stringify(body)
+  return bodyJson.stringify(body)
 }
+
+/**
+ * The bodies' JSON text, with the quoted form of long strings remembered: a conversation's system
+ * prompt and history are sent again on every turn, and quoting them was the costliest pass over
+ * the prompt on the request path (docs/benchmark.md). One per process.
+ */
+const bodyJson = new JsonTextCache()
 
 function messagesOf(request: GenerationRequest): MessagesPrompt {
   if (request.prompt.kind !== 'messages') {

@@ -1,0 +1,54 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { JsonTextCache, SHORTEST_KEPT_STRING } from './json-text'
+
+// Long strings: a random head on a long run, so that generating them stays cheap.
+const longText = fc.tuple(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('a', 'é"\\\n', '\u2028')).map(([head, unit]) => head + unit.repeat(Math.ceil(SHORTEST_KEPT_STRING / unit.length)))
+// Request-like data: parsed JSON, long strings among them, and properties left undefined.
+const value = fc.letrec((tie) => ({
+  any: fc.oneof(
+    { depthSize: 'small' },
+    fc.jsonValue(),
+    longText,
+    fc.array(tie('any')),
+    fc.dictionary(fc.string(), fc.oneof(tie('any'), fc.constant(undefined))),
+  ),
+})).any
+
+describe('JsonTextCache', () => {
+  it('writes exactly what JSON.stringify writes, the first time and when it remembers', () => {
+    const cache = new JsonTextCache()
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(cache.stringify(v)).toBe(JSON.stringify(v))
+        expect(cache.stringify(structuredClone(v))).toBe(JSON.stringify(v))
+      }),
+    )
+  })
+
+  it('writes array holes and left-out values as JSON.stringify does', () => {
+    const cache = new JsonTextCache()
+    const v = { a: undefined, b: [undefined, () => 1, Symbol('s'), null, 1.5, -0, Number.NaN], c: { d: undefined }, e: new Date(0), 'k"\n': 'x'.repeat(600) }
+    expect(cache.stringify(v)).toBe(JSON.stringify(v))
+  })
+
+  it('finds a long text by its content, from another string of the same characters', () => {
+    const cache = new JsonTextCache()
+    const text = 'line "one"\n\ttwo ' + 'é'.repeat(SHORTEST_KEPT_STRING)
+    const first = cache.quote(text)
+    const again = JSON.parse(JSON.stringify({ text })).text as string
+    expect(cache.quote(again)).toBe(first)
+    expect(cache.size.entries).toBe(1)
+    // Short texts are not kept.
+    cache.quote('short')
+    expect(cache.size.entries).toBe(1)
+  })
+
+  it('stays within its budget, and is still exact after dropping texts', () => {
+    const cache = new JsonTextCache(400_000)
+    const texts = Array.from({ length: 40 }, (_, i) => `${i}:` + 'ab\\"'.repeat(SHORTEST_KEPT_STRING / 4))
+    for (const text of [...texts, ...texts]) expect(cache.quote(text)).toBe(JSON.stringify(text))
+    expect(cache.size.chars).toBeLessThanOrEqual(400_000)
+    expect(cache.size.entries).toBeGreaterThan(0)
+  })
+})

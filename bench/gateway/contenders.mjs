@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, HERE, listeningAddresses, NODE, PORTKEY_START, ROOT, startProcess, waitReady } from './lib.mjs'
 
-export const CONTENDERS = ['direct', 'bare', 'mortar', 'mortar-capture-off', 'portkey']
+export const CONTENDERS = ['direct', 'bare', 'mortar', 'mortar-capture-off', 'portkey', 'mortar-baseline']
 // The independent harness's topology (pair.mjs): the fake server and the bare proxy in one process,
 // and a Mortar of its own forwarding to that fake server.
 export const PAIR_CONTENDERS = ['direct-1p', 'bare-1p', 'mortar-1p']
@@ -17,6 +17,7 @@ export const LABELS = {
   mortar: 'Mortar',
   'mortar-capture-off': 'Mortar, capture off',
   portkey: 'Portkey',
+  'mortar-baseline': 'Mortar, baseline build',
   'direct-1p': 'direct (one process)',
   'bare-1p': 'bare proxy in the fake server\'s process',
   'mortar-1p': 'Mortar (to that fake server)',
@@ -24,9 +25,14 @@ export const LABELS = {
 /** The context window Mortar is told the model has (128k tokens): every prompt is checked against it. */
 export const CONTEXT_WINDOW = 131072
 
+/** The project's one fake model server (src/test-kit/fake-model-server, run with tsx), as the benchmark configures it. */
+export const FAKE_SERVER_CLI = join(ROOT, 'src', 'test-kit', 'fake-model-server', 'cli.ts')
+/** OpenAI's shapes, under the model id Mortar serves; JSON replies keep within max_tokens, as real servers do. */
+export const fakeServerArgs = ({ deltas, intervalMs }) => ['--family', 'openai', '--model', 'Qwen/Qwen2.5-7B-Instruct', '--deltas', String(deltas), '--interval-ms', String(intervalMs), '--honour-max-tokens']
+
 export async function startUpstream({ logDir, deltas, intervalMs }) {
   const port = await freePort()
-  const proc = startProcess('fake-upstream', NODE, [join(HERE, 'fake-upstream.mjs'), '--port', String(port), '--deltas', String(deltas), '--interval-ms', String(intervalMs)], { logDir })
+  const proc = startProcess('fake-upstream', NODE, ['--import', 'tsx', FAKE_SERVER_CLI, '--port', String(port), ...fakeServerArgs({ deltas, intervalMs })], { logDir, cwd: ROOT })
   await waitReady(proc, `http://127.0.0.1:${port}/health`)
   return { proc, port, baseUrl: `http://127.0.0.1:${port}/v1` }
 }
@@ -38,7 +44,7 @@ export async function startUpstream({ logDir, deltas, intervalMs }) {
 export async function startPair({ logDir, deltas, intervalMs }) {
   const fakePort = await freePort()
   const barePort = await freePort()
-  const proc = startProcess('pair', NODE, [join(HERE, 'pair.mjs'), '--fake-port', String(fakePort), '--bare-port', String(barePort), '--deltas', String(deltas), '--interval-ms', String(intervalMs)], { logDir })
+  const proc = startProcess('pair', NODE, ['--import', 'tsx', join(HERE, 'pair.mjs'), '--fake-port', String(fakePort), '--bare-port', String(barePort), '--deltas', String(deltas), '--interval-ms', String(intervalMs)], { logDir, cwd: ROOT })
   await waitReady(proc, `http://127.0.0.1:${barePort}/health`)
   const upstream = { proc, port: fakePort, baseUrl: `http://127.0.0.1:${fakePort}/v1` }
   return {

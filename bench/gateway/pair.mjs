@@ -5,11 +5,13 @@
 // loop, while Mortar's cross into another process and back: the floor loses the process switches
 // a real deployment has.
 //
-// Usage: node pair.mjs [--fake-port 0] [--bare-port 0] [--deltas 64] [--interval-ms 20]
+// Usage: node --import tsx pair.mjs [--fake-port 0] [--bare-port 0] [--deltas 64] [--interval-ms 20]
+// (tsx: the fake server is the project's, src/test-kit/fake-model-server, configured as run.mjs's)
 // Prints one JSON line {"ready":true,"fakePort":N,"barePort":M} on stdout once both listen.
 import { parseArgs } from 'node:util'
+import { startFakeModelServer } from '../../src/test-kit/fake-model-server/index.ts'
+import { processFakeBehavior } from '../../src/test-kit/fake-model-server/process-behavior.ts'
 import { startBareProxy } from './bare-proxy.mjs'
-import { startFakeUpstream } from './fake-upstream.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -19,8 +21,23 @@ const { values } = parseArgs({
     'interval-ms': { type: 'string', default: '20' },
   },
 })
-const fake = await startFakeUpstream({ port: Number(values['fake-port']), deltas: Number(values.deltas), intervalMs: Number(values['interval-ms']) })
-const fakePort = fake.address().port
-const bare = await startBareProxy(`http://127.0.0.1:${fakePort}`, { port: Number(values['bare-port']) })
-process.stdout.write(JSON.stringify({ ready: true, fakePort, barePort: bare.address().port }) + '\n')
+const behavior = processFakeBehavior({
+  family: 'openai',
+  deltas: Number(values.deltas),
+  intervalMs: Number(values['interval-ms']),
+  content: ' t{i}',
+  model: 'Qwen/Qwen2.5-7B-Instruct',
+  contextWindow: null,
+  honourMaxTokens: true,
+})
+const health = { status: 200, contentType: 'text/plain', body: 'ok' }
+const fake = await startFakeModelServer(behavior, {
+  port: Number(values['fake-port']),
+  record: false,
+  backlog: 4096,
+  keepAliveTimeoutMs: 60_000,
+  answer: (method, pathname) => (method === 'GET' && (pathname === '/health' || pathname === '/v1/health') ? health : undefined),
+})
+const bare = await startBareProxy(`http://127.0.0.1:${fake.port}`, { port: Number(values['bare-port']) })
+process.stdout.write(JSON.stringify({ ready: true, fakePort: fake.port, barePort: bare.address().port }) + '\n')
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0))

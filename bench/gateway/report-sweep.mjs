@@ -93,6 +93,7 @@ export function renderSweep(results) {
   if (has('mortar') && has('bare')) ratios.push(['Mortar ÷ floor', 'mortar', 'bare'])
   if (has('mortar') && has('portkey')) ratios.push(['Mortar ÷ Portkey', 'mortar', 'portkey'])
   if (has('mortar') && has('mortar-capture-off')) ratios.push(['capture memory ÷ off', 'mortar', 'mortar-capture-off'])
+  if (has('mortar') && has('mortar-baseline')) ratios.push(['Mortar ÷ baseline build', 'mortar', 'mortar-baseline'])
   const lines = []
   const table = (title, key, fmt = ms) => {
     lines.push(title, '')

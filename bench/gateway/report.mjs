@@ -164,6 +164,7 @@ export function renderMarkdown(results) {
   if (has('mortar') && has('bare')) ratioCols.push(['Mortar ÷ floor', 'mortar', 'bare'])
   if (has('mortar') && has('portkey')) ratioCols.push(['Mortar ÷ Portkey', 'mortar', 'portkey'])
   if (has('mortar') && has('mortar-capture-off')) ratioCols.push(['capture memory ÷ off', 'mortar', 'mortar-capture-off'])
+  if (has('mortar') && has('mortar-baseline')) ratioCols.push(['Mortar ÷ baseline build', 'mortar', 'mortar-baseline'])
   lines.push('**Added latency and capacity** (added = contender − direct in the same run; ms unless stated)')
   lines.push('')
   lines.push(`| measure | ${cols.join(' | ')} | ${ratioCols.map((r) => r[0]).join(' | ')} |`)

@@ -7,6 +7,8 @@
 //
 // Options: --only direct,bare,mortar,mortar-capture-off,portkey   --rebuild (npm run build first)   --no-docs
 //          --no-autocannon   --out FILE   --sections main,witness,sweep (all three unless named)
+//          --baseline PATH   another build's out/main/cli.js as one more contender, `mortar-baseline`
+//                            (same flags as `mortar`): before/after ratios from one run
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
@@ -25,6 +27,7 @@ const { values: opts } = parseArgs({
     'no-autocannon': { type: 'boolean', default: false },
     out: { type: 'string' },
     sections: { type: 'string', default: 'main,witness,sweep' },
+    baseline: { type: 'string' },
   },
 })
 const sections = new Set(opts.sections.split(','))
@@ -67,7 +70,7 @@ const LATE_MS = 10
 const HELD_P99_MS = 10
 const PAUSE_MS = opts.quick ? 200 : 400
 const only = opts.only ? opts.only.split(',') : CONTENDERS
-const ids = CONTENDERS.filter((id) => id === 'direct' || only.includes(id))
+const ids = CONTENDERS.filter((id) => (id === 'mortar-baseline' ? opts.baseline !== undefined : id === 'direct' || only.includes(id)))
 const command = `node bench/gateway/run.mjs${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}`
 const startedAt = new Date()
 
@@ -86,6 +89,7 @@ if (ids.includes('mortar-capture-off')) {
   contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
 }
 if (ids.includes('portkey')) contenders.portkey = await startPortkey(upstream, { logDir })
+if (ids.includes('mortar-baseline')) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
 const pairIds = []
 if (sections.has('witness')) {
   // The independent harness's topology: fake server and bare proxy in one process, a Mortar of its own.

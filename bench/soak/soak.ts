@@ -18,8 +18,8 @@ import { captureModeSchema } from '../../src/shared/api/traffic'
 const here = __dirname
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
 
-function child(script: string, args: string[] = []) {
-  const proc = spawn(process.execPath, [join(here, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env })
+function child(args: string[]) {
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: process.env })
   const firstLine = new Promise<string>((resolve) => createInterface({ input: proc.stdout }).once('line', resolve))
   return { proc, firstLine }
 }
@@ -37,8 +37,20 @@ function handles(): Record<string, number> {
 }
 
 async function main() {
-  const upstream = child('paced-upstream.mjs')
-  const upstreamPort = Number(await upstream.firstLine)
+  // The project's fake model server, paced: DELTAS pieces DELAY_MS apart, numbered `<i>` so a client
+  // can check it got every one, in order.
+  const upstream = child([
+    '--import',
+    'tsx',
+    join(here, '..', '..', 'src', 'test-kit', 'fake-model-server', 'cli.ts'),
+    '--deltas',
+    process.env.DELTAS ?? '32',
+    '--interval-ms',
+    process.env.DELAY_MS ?? '100',
+    '--content',
+    '<{i}>',
+  ])
+  const upstreamPort = (JSON.parse(await upstream.firstLine) as { port: number }).port
   const home = mkdtempSync(join(tmpdir(), 'mortar-soak-'))
   const capture = captureModeSchema.parse(process.env.CAPTURE ?? 'memory')
   const server = await startGatewayServer({
@@ -61,7 +73,7 @@ async function main() {
     peakStoreBytes = Math.max(peakStoreBytes, server.gateway.capture.status().bytes)
   }, 250)
   const started = Date.now()
-  const load = child('load.mjs', [server.url, key])
+  const load = child([join(here, 'load.mjs'), server.url, key])
   const totals = JSON.parse(await load.firstLine) as { streams: number; complete: number; broken: number; firstProblem: unknown }
   clearInterval(sampler)
   const elapsed = (Date.now() - started) / 1000

@@ -86,6 +86,12 @@ export interface FakeBehavior {
   info: Record<string, unknown> | null
   /** wait this long before answering chat completions at all (no status, no headers), in any mode */
   headersDelayMs: number
+  /**
+   * A JSON completion keeps only the first max_tokens / 4 pieces (at least one) when the request
+   * sets max_tokens, as a server that honours it would (a piece counted as up to 4 tokens): the
+   * benchmark's JSON requests ask for 16. Streams always send every piece.
+   */
+  honourMaxTokens: boolean
 }
 
 export function defaultFakeBehavior(): FakeBehavior {
@@ -98,6 +104,7 @@ export function defaultFakeBehavior(): FakeBehavior {
     stallMs: 1000,
     dieAfterChunks: 2,
     finishReason: 'stop',
+    honourMaxTokens: false,
     usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15, prompt_tokens_details: { cached_tokens: 8 } },
     toolCallPieces: null,
     errorMessage: 'bad request',

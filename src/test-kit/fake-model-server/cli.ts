@@ -5,6 +5,7 @@
  *
  *   node --import tsx src/test-kit/fake-model-server/cli.ts [--port 0] [--family plain]
  *     [--deltas 64] [--interval-ms 20] [--content ' t{i}'] [--model NAME] [--context-window N]
+ *     [--honour-max-tokens]   (a JSON completion keeps max_tokens / 4 pieces: FakeBehavior.honourMaxTokens)
  *
  * Streams are a role chunk, then `--deltas` content pieces `--interval-ms` apart (the first at
  * once; deadlines from the stream's start, so the schedule does not drift), the finish chunk, the
@@ -20,6 +21,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { SERVER_FAMILY_NAMES, type ServerFamilyName } from './server-families'
+import { processFakeBehavior } from './process-behavior'
 import { startFakeModelServer } from './server'
 
 const { values } = parseArgs({
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     content: { type: 'string', default: ' t{i}' },
     model: { type: 'string' },
     'context-window': { type: 'string' },
+    'honour-max-tokens': { type: 'boolean', default: false },
   },
 })
 
@@ -48,14 +51,15 @@ const jsonAnswer = (body: unknown) => ({ status: 200, contentType: 'application/
 
 async function main(): Promise<void> {
 const fake = await startFakeModelServer(
-  {
+  processFakeBehavior({
     family,
-    deltas: Array.from({ length: deltas }, (_, i) => values.content.replaceAll('{i}', String(i))),
-    deltaDelayMs: Number(values['interval-ms']),
-    usage: { prompt_tokens: 16, completion_tokens: deltas, total_tokens: 16 + deltas },
+    deltas,
+    intervalMs: Number(values['interval-ms']),
+    content: values.content,
     model: values.model ?? null,
     contextWindow: values['context-window'] !== undefined ? Number(values['context-window']) : null,
-  },
+    honourMaxTokens: values['honour-max-tokens'],
+  }),
   {
     port: Number(values.port),
     record: false,

@@ -27,8 +27,16 @@ export class Reply {
   readonly includeUsage: boolean
   private lastFlush: Promise<void> = Promise.resolve()
 
+  /** How many pieces a JSON completion keeps (behavior.honourMaxTokens). */
+  private readonly jsonPieces: number
+
   constructor(readonly exchange: Exchange, body: Record<string, unknown>) {
     const { behavior } = exchange
+    const maxTokens = body.max_tokens
+    this.jsonPieces =
+      behavior.honourMaxTokens && typeof maxTokens === 'number' && Number.isInteger(maxTokens) && maxTokens > 0
+        ? Math.max(1, Math.floor(maxTokens / 4))
+        : behavior.deltas.length
     this.family = SERVER_FAMILIES[behavior.family]
     this.meta = {
       id: this.family.completionId(++completionCounter),
@@ -82,7 +90,7 @@ export class Reply {
     return this.family.completion(
       this.meta,
       {
-        content: tools !== null ? null : behavior.deltas.join(''),
+        content: tools !== null ? null : behavior.deltas.slice(0, this.jsonPieces).join(''),
         reasoning: behavior.reasoning.length > 0 ? behavior.reasoning.join('') : null,
         toolCalls: tools !== null ? mergeToolCalls(tools) : null,
       },

@@ -5,7 +5,17 @@ const concurrency = Number(process.env.CONCURRENCY ?? 1000)
 const seconds = Number(process.env.SECONDS ?? 60)
 const deltas = Number(process.env.DELTAS ?? 32)
 const until = Date.now() + seconds * 1000
-const totals = { streams: 0, complete: 0, broken: 0, firstProblem: null }
+const totals = { streams: 0, complete: 0, broken: 0, firstProblem: null, problems: {} }
+
+/** Broken streams by what broke them: the status and the error's code or message. */
+function countProblem(kind) {
+  totals.problems[kind] = (totals.problems[kind] ?? 0) + 1
+}
+
+function problemOf(status, text) {
+  const error = /"error":\{[^}]*?"message":"([^"]{0,120})/.exec(text)?.[1] ?? ''
+  return `${status} ${error}`.trim()
+}
 
 async function oneStream() {
   const response = await fetch(`${url}/v1/chat/completions`, {
@@ -22,6 +32,7 @@ async function oneStream() {
   else {
     totals.broken++
     totals.firstProblem ??= { status: response.status, got: contents.length, done, tail: text.slice(-200) }
+    countProblem(problemOf(response.status, text))
   }
 }
 
@@ -33,6 +44,7 @@ async function worker() {
       totals.streams++
       totals.broken++
       totals.firstProblem ??= { error: String(error) }
+      countProblem(`client: ${String(error.cause?.code ?? error)}`)
     }
   }
 }

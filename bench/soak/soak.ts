@@ -74,7 +74,7 @@ async function main() {
   }, 250)
   const started = Date.now()
   const load = child([join(here, 'load.mjs'), server.url, key])
-  const totals = JSON.parse(await load.firstLine) as { streams: number; complete: number; broken: number; firstProblem: unknown }
+  const totals = JSON.parse(await load.firstLine) as { streams: number; complete: number; broken: number; firstProblem: unknown; problems: Record<string, number> }
   clearInterval(sampler)
   const elapsed = (Date.now() - started) / 1000
 
@@ -93,6 +93,7 @@ async function main() {
     complete: totals.complete,
     broken: totals.broken,
     firstProblem: totals.firstProblem,
+    problems: totals.problems,
     capture: {
       mode: store.mode,
       budgetMb: mb(store.limits.max_bytes),

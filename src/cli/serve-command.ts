@@ -11,6 +11,7 @@ import type { CompletionObserver } from '../gateway/pipeline/completion-context'
 import { CAPTURE_MODES, type CaptureMode, type CaptureStatus } from '../shared/api/traffic'
 import { DEFAULT_HOST, DEFAULT_PORT, startGatewayServer, type GatewayServer, type GatewayServerOptions } from '../gateway/server'
 import { MORTAR_VERSION } from '../gateway/version'
+import { ClusterOptionsError, redactRedisUrl } from '../gateway/cluster/cluster-options'
 import { UsageError, type CliIo } from './cli-io'
 import { defaultHome } from './home'
 import { parseDialect } from './parse-dialect'
@@ -20,6 +21,7 @@ export const SERVE_USAGE = `Usage:
                [--upstream URL]… [--upstream-timeout SECONDS] [--upstream-idle-timeout SECONDS] [--upstream-model NAME]
                [--context-window N] [--default-max-tokens N|none] [--optimizer shadow|on|off] [--dialect ${DIALECTS.join('|')}]
                [--capture off|memory|disk] [--capture-max-mb N] [--capture-max-exchanges N] [--capture-retention-days N]
+               [--redis redis://HOST:PORT[/DB]] [--instance NAME]
   --port 0 picks a free port; the URL is printed.
   --scripted-tps paces the scripted model (tokens per second, 0 = as fast as possible).
   --allow-host adds a name the gateway answers to besides localhost, 127.0.0.1 and [::1].
@@ -42,6 +44,8 @@ export const SERVE_USAGE = `Usage:
   --dialect: the API dialect for keys that don't choose one, unless config.json names one (default
     mortar, the spec's: \`stream\` defaults to true; openai: OpenAI's defaults, for clients such as
     the AI SDK or LlamaIndex; docs/api-decisions.md#dialects).
+  --redis: join the gateways that share this Redis: stops, dedupe and keys work across them
+    (docs/cluster.md). --instance names this one (default: host name and port).
   Models and deployments beyond that: <home>/config.json (docs/configuration.md).`
 
 export interface ServeEnvironment {
@@ -75,6 +79,8 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
       'capture-max-exchanges': { type: 'string' },
       'capture-retention-days': { type: 'string' },
       dialect: { type: 'string' },
+      redis: { type: 'string' },
+      instance: { type: 'string' },
     },
   })
   if (positionals.length > 0) throw new UsageError(`takes no arguments; got ${positionals.join(' ')}.`)
@@ -115,7 +121,13 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     ...(testPingInterval(process.env) ?? {}),
     ...(env.rendererDir !== undefined ? { rendererDir: env.rendererDir } : {}),
     ...(env.onCompletion !== undefined ? { onCompletion: env.onCompletion } : {}),
+    cluster: {
+      ...(values.redis !== undefined ? { redisUrl: values.redis } : {}),
+      ...(values.instance !== undefined ? { instance: values.instance } : {}),
+    },
+    log: (line) => io.err(line),
   }).catch((error: NodeJS.ErrnoException) => {
+    if (error instanceof ClusterOptionsError) throw new UsageError(error.message)
     if (error.code === 'EADDRINUSE') {
       throw new Error(`Port ${port} on ${values.host} is already in use. Pick another with --port, or --port 0 for any free one.`)
     }
@@ -132,6 +144,10 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     io.out(`  UI:              ${server.url}/#${UI_SIGN_IN_FRAGMENT}=${server.gateway.signInCodes.issue()}  (signs in once, within ${SIGN_IN_CODE_LIFETIME_MS / 60_000} minutes)`)
     io.out(`  Home:            ${home}`)
     io.out(`  Traffic capture: ${describeCapture(server.gateway.capture.status())}`)
+    if (server.cluster !== undefined) {
+      const { instance, redis } = server.cluster.status()
+      io.out(`  Cluster:         instance ${instance}, Redis ${redactRedisUrl(server.cluster.redisUrl)} (${redis})`)
+    }
     const gatewayDialect = server.catalog.dialect()
     io.out(`  Dialect:         ${gatewayDialect.dialect} (${DIALECT_SOURCES[gatewayDialect.source]}; a key's own dialect wins)`)
     for (const model of server.catalog.current().list().data) {

@@ -32,6 +32,7 @@ import { trafficRouter } from './routes/traffic'
 import { sessionPrefixesRouter } from './routes/session-prefixes'
 import type { CompletionObserver } from './pipeline/completion-context'
 import { DEFAULT_DIALECT, type Dialect } from '../shared/api/dialect'
+import type { ClusterPeer } from './cluster/cluster'
 
 export interface GatewayConfig {
   keys: KeyStore
@@ -54,6 +55,8 @@ export interface GatewayConfig {
   rendererDir?: string
   /** Traffic capture (docs/traffic.md); none: capture off. */
   capture?: TrafficCapture
+  /** The cluster this instance belongs to (`mortar serve --redis`, docs/cluster.md); none: alone. */
+  cluster?: ClusterPeer
 }
 
 export interface GatewayStats {
@@ -132,7 +135,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     next()
   })
 
-  app.get('/health', health(currentCatalog))
+  app.get('/health', health(currentCatalog, config.cluster))
   app.post(UI_SIGN_IN_PATH, uiSignIn(signInCodes))
 
   const v1 = express.Router()
@@ -144,7 +147,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.use('/keys', keysRouter(config.keys))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture, keyBound))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), sessionPrefixesRouter(capture, currentCatalog))
-  v1.post('/generations/:id/stop', stopGeneration(generations))
+  v1.post('/generations/:id/stop', stopGeneration(generations, config.cluster))
   for (const path of generators.keys()) v1.all(path.slice('/v1'.length), methodNotAllowed('POST'))
   v1.all('/generations/:id/stop', methodNotAllowed('POST'))
   v1.all('/telemetry', methodNotAllowed('GET'))

@@ -10,6 +10,8 @@ import { DEFAULT_CAPTURE_MODE, type CaptureLimits, type CaptureMode } from '../s
 import { openCapture } from './capture/open-capture'
 import { createGateway, type Gateway, type GatewayConfig } from './create-gateway'
 import type { Dialect } from '../shared/api/dialect'
+import { Cluster } from './cluster/cluster'
+import { instanceName, parseRedisUrl } from './cluster/cluster-options'
 
 export const DEFAULT_PORT = 7313
 export const DEFAULT_HOST = '127.0.0.1'
@@ -57,6 +59,10 @@ export interface GatewayServerOptions {
   capture?: CaptureMode
   /** The capture store's limits, where they differ from the mode's defaults. */
   captureLimits?: Partial<CaptureLimits>
+  /** `--redis`/`--instance`: join a cluster of gateways (docs/cluster.md); flags win over config.json's `cluster`. */
+  cluster?: { redisUrl?: string; instance?: string }
+  /** Where the gateway's own operational lines go (Redis coming and going); stderr when left out. */
+  log?: (line: string) => void
 }
 
 export interface GatewayServer {
@@ -65,6 +71,8 @@ export interface GatewayServer {
   gateway: Gateway
   keys: KeyStore
   catalog: CatalogSource
+  /** The cluster it joined, with `--redis`. */
+  cluster: Cluster | undefined
   /** Open client connections right now (leak checks). */
   connections(): Promise<number>
   /** Stop live generations (their streams end cleanly), stop listening, and resolve when closed. */
@@ -93,6 +101,23 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
   })
   // Bounded (each probe times out in 1.5 s, all run at once): start-up says what the servers said.
   await catalog.discovered()
+  const clusterConfig = catalog.cluster()
+  const redisUrl = options.cluster?.redisUrl ?? clusterConfig.redis
+  const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'))
+  let cluster: Cluster | undefined
+  try {
+    if (redisUrl !== undefined) {
+      parseRedisUrl(redisUrl)
+      // Checked before connecting: a bad name must fail start-up, not the first stop.
+      if (options.cluster?.instance !== undefined || clusterConfig.instance !== undefined) instanceName(options.cluster?.instance ?? clusterConfig.instance, options.port)
+      cluster = await Cluster.open(redisUrl, log)
+    }
+  } catch (error) {
+    keys.close()
+    catalog.close()
+    capture.close()
+    throw error
+  }
   const gateway = createGateway({
     keys,
     capture,
@@ -104,6 +129,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     ...(options.rendererDir !== undefined ? { rendererDir: options.rendererDir } : {}),
     ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.allowedOrigins !== undefined ? { allowedOrigins: options.allowedOrigins } : {}),
+    ...(cluster !== undefined ? { cluster } : {}),
   })
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts }
   const server = createServer(
@@ -123,9 +149,12 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     keys.close()
     catalog.close()
     capture.close()
+    cluster?.close()
     throw error
   })
   const port = (server.address() as AddressInfo).port
+  // The instance is named once its port is known (--port 0 picks one at listen).
+  cluster?.join(instanceName(options.cluster?.instance ?? clusterConfig.instance, port), gateway.generations)
   const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host
   let closing: Promise<void> | undefined
   return {
@@ -134,12 +163,14 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     gateway,
     keys,
     catalog,
+    cluster,
     connections: () => new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
     close: () =>
       (closing ??= closeServer(server, gateway).finally(() => {
         keys.close()
         catalog.close()
         capture.close()
+        cluster?.close()
       })),
   }
 }

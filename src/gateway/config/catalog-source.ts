@@ -35,6 +35,11 @@ export class CatalogSource {
     return (this.builtFrom ?? this.config.read({ strict: false })).organizations
   }
 
+  /** The cluster settings of config.json (read once, at start-up: joining or leaving needs a restart). */
+  cluster(): MortarConfig['cluster'] {
+    return this.config.read({ strict: true }).cluster
+  }
+
   /** The capture settings of config.json (read once, at start-up: changing the store needs a restart). */
   capture(): MortarConfig['capture'] {
     return this.config.read({ strict: true }).capture

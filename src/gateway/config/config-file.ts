@@ -110,6 +110,15 @@ export const configFileSchema = z
         retentionDays: z.number().positive().max(36_500).optional(),
       })
       .default({}),
+    /** Several gateways sharing one Redis (docs/cluster.md); read at start-up, flags override it. */
+    cluster: z
+      .strictObject({
+        /** `redis://HOST:PORT[/DB]`. */
+        redis: z.string().optional(),
+        /** This instance's name; default: host name and port. */
+        instance: z.string().optional(),
+      })
+      .default({}),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>()

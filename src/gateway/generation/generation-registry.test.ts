@@ -47,4 +47,21 @@ describe('GenerationRegistry', () => {
     expect(seen).toEqual(['acme/g1:1', 'once:g1'])
     expect(later).toEqual(['g1', 'g2'])
   })
+
+  it('tells onRelease listeners once per generation, when its release removes it, and not for a stale release', () => {
+    const registry = new GenerationRegistry()
+    const released: string[] = []
+    const unsubscribe = registry.onRelease((id) => released.push(`${id}:${registry.size}`))
+    const first = registry.register('g1', 'acme')
+    // The same ID registered again (a new generation): the old handle's release is stale.
+    const second = registry.register('g1', 'acme')
+    first.release()
+    expect(released).toEqual([])
+    second.release()
+    second.release()
+    expect(released).toEqual(['g1:0'])
+    unsubscribe()
+    registry.register('g2', 'acme').release()
+    expect(released).toEqual(['g1:0'])
+  })
 })

@@ -19,7 +19,8 @@ export interface LiveGeneration {
 export class GenerationRegistry {
   private readonly live = new Map<string, { org: string; controller: StopController<StopReason> }>()
   private idleWaiters: Array<() => void> = []
-  private registerListeners: Array<(id: string, org: string) => void> = []
+  private readonly registerListeners = new Listeners<[id: string, org: string]>()
+  private readonly releaseListeners = new Listeners<[id: string]>()
 
   get size(): number {
     return this.live.size
@@ -28,8 +29,7 @@ export class GenerationRegistry {
   register(id: string, org: string): LiveGeneration {
     const controller = new StopController<StopReason>()
     this.live.set(id, { org, controller })
-    // A copy, so that a listener may unsubscribe itself while being told.
-    if (this.registerListeners.length > 0) for (const listener of this.registerListeners.slice()) listener(id, org)
+    this.registerListeners.tell(id, org)
     return {
       id,
       org,
@@ -38,6 +38,7 @@ export class GenerationRegistry {
       release: () => {
         if (this.live.get(id)?.controller !== controller) return
         this.live.delete(id)
+        this.releaseListeners.tell(id)
         if (this.live.size === 0) this.notifyIdle()
       },
     }
@@ -48,11 +49,12 @@ export class GenerationRegistry {
    * its reply exists. Returns a function that unsubscribes.
    */
   onRegister(listener: (id: string, org: string) => void): () => void {
-    this.registerListeners.push(listener)
-    return () => {
-      const index = this.registerListeners.indexOf(listener)
-      if (index !== -1) this.registerListeners.splice(index, 1)
-    }
+    return this.registerListeners.add(listener)
+  }
+
+  /** Tell `listener` of each generation as it is released (its response is over). Returns a function that unsubscribes. */
+  onRelease(listener: (id: string) => void): () => void {
+    return this.releaseListeners.add(listener)
   }
 
   /** Abort a generation of `org`'s. False when none with that ID is running for that org. */
@@ -90,5 +92,24 @@ export class GenerationRegistry {
     const waiters = this.idleWaiters
     this.idleWaiters = []
     for (const resolve of waiters) resolve()
+  }
+}
+
+/** Listeners told in the order they subscribed; one may unsubscribe itself while being told. */
+class Listeners<Args extends unknown[]> {
+  private list: Array<(...args: Args) => void> = []
+
+  add(listener: (...args: Args) => void): () => void {
+    this.list.push(listener)
+    return () => {
+      const index = this.list.indexOf(listener)
+      if (index !== -1) this.list.splice(index, 1)
+    }
+  }
+
+  tell(...args: Args): void {
+    if (this.list.length === 0) return
+    // A copy, so that unsubscribing while being told skips no one.
+    for (const listener of this.list.slice()) listener(...args)
   }
 }

@@ -5,6 +5,7 @@ import {
   type HealthResponse,
   type StatusResponse,
 } from '../../shared/api/health'
+import type { ClusterPeer } from '../cluster/cluster'
 import type { DeployedModel, ModelCatalog } from '../config/model-catalog'
 import { sendJson } from '../http/send-json'
 import { MORTAR_VERSION } from '../version'
@@ -29,10 +30,11 @@ const statuses = (catalog: ModelCatalog): Promise<DeploymentStatus[]> => Promise
 
 /**
  * GET /health, without a key: the gateway answers (`status: ok`), and how each deployment's model
- * servers are doing, as counts only. Replica names, URLs and errors are for key holders (/v1/status).
+ * servers are doing, as counts only, and in a cluster whether it reaches Redis (load balancers keep
+ * sending to a degraded instance: it serves alone). Replica names, URLs and errors are for key holders (/v1/status).
  */
 export const health =
-  (catalog: () => ModelCatalog): RequestHandler =>
+  (catalog: () => ModelCatalog, cluster: ClusterPeer | undefined): RequestHandler =>
   async (_req, res) => {
     const body: HealthResponse = {
       status: 'ok',
@@ -44,6 +46,7 @@ export const health =
         replicas_up,
         replicas_down,
       })),
+      ...(cluster !== undefined ? { cluster: cluster.status() } : {}),
     }
     sendJson(res, 200, body)
   }

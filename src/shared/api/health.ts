@@ -33,11 +33,25 @@ export const deploymentHealthSchema = z.object({
 })
 export type DeploymentHealth = z.output<typeof deploymentHealthSchema>
 
+/**
+ * An instance of a cluster (`mortar serve --redis`): its name, and whether it reaches the shared
+ * Redis. `unavailable` is the degraded state: the instance serves alone (docs/cluster.md).
+ */
+export const clusterHealthSchema = z.object({
+  instance: z.string(),
+  redis: z.enum(['connected', 'unavailable']),
+  /** When `redis` last changed. */
+  redis_since: z.string(),
+})
+export type ClusterHealth = z.output<typeof clusterHealthSchema>
+
 export const healthResponseSchema = z.object({
-  /** `ok` whenever the gateway answers: its model servers' state is per deployment. */
+  /** `ok` whenever the gateway answers: its model servers' state is per deployment, Redis's in `cluster`. */
   status: z.literal('ok'),
   version: z.string(),
   deployments: z.array(deploymentHealthSchema),
+  /** Only when the gateway is one of a cluster. */
+  cluster: clusterHealthSchema.optional(),
 })
 export type HealthResponse = z.output<typeof healthResponseSchema>
 

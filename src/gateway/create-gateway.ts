@@ -113,7 +113,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     organizations: config.organizations ?? (() => ({})),
     dialect: currentDialect,
     generations,
-    dedupe,
+    dedupe: config.cluster?.dedupe(dedupe) ?? dedupe,
     telemetry,
     bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     pingIntervalMs: config.pingIntervalMs ?? PING_INTERVAL_MS,

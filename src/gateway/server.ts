@@ -154,7 +154,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
   })
   const port = (server.address() as AddressInfo).port
   // The instance is named once its port is known (--port 0 picks one at listen).
-  cluster?.join(instanceName(options.cluster?.instance ?? clusterConfig.instance, port), gateway.generations)
+  cluster?.join(instanceName(options.cluster?.instance ?? clusterConfig.instance, port), gateway)
   const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host
   let closing: Promise<void> | undefined
   return {

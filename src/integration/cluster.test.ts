@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { KeyStore } from '../gateway/auth/key-store'
 import { spawnMortar, stopAllMortars } from '../cli/test-support/spawn-mortar'
 import { healthResponseSchema, type ClusterHealth } from '../shared/api/health'
 import { HeaderName } from '../shared/api/headers'
+import { telemetryEventSchema, type TelemetryEvent } from '../shared/api/telemetry'
 import { redisAvailable, startRedisServer, type RedisServer } from '../test-kit/redis-server'
 
 const describeWithRedis = redisAvailable() ? describe : describe.skip
@@ -75,6 +77,22 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
   const stop = (instance: Instance, id: string, secret = key) =>
     fetch(`${instance.url}/v1/generations/${id}/stop`, { method: 'POST', headers: authorized(secret) })
 
+  /** The events of a /v1/telemetry response, parsed as the UI parses them. */
+  async function* readEvents(response: Response): AsyncGenerator<TelemetryEvent> {
+    const decoder = new TextDecoder()
+    let buffered = ''
+    for await (const chunk of response.body!) {
+      buffered += decoder.decode(chunk, { stream: true })
+      let end: number
+      while ((end = buffered.indexOf('\n\n')) !== -1) {
+        const frame = buffered.slice(0, end)
+        buffered = buffered.slice(end + 2)
+        const data = frame.split('\n').find((line) => line.startsWith('data: '))
+        if (data !== undefined) yield telemetryEventSchema.parse(JSON.parse(data.slice('data: '.length)))
+      }
+    }
+  }
+
   async function clusterHealth(instance: Instance): Promise<ClusterHealth | undefined> {
     const response = await fetch(`${instance.url}/health`)
     return healthResponseSchema.parse(await response.json()).cluster
@@ -137,6 +155,72 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     expect(await unknown.json()).toEqual({ stopped: false, id: 'chatcmpl-000000000000000000000000' })
     expect((await stop(b, stream.id)).status).toBe(200)
     expect(await stream.rest()).toContain('data: [DONE]')
+  })
+
+  it("a telemetry subscriber on B sees A's requests, marked with A's name, and only its own org's", async () => {
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+    const subscription = await fetch(`${b.url}/v1/telemetry`, { headers: authorized(key) })
+    expect(subscription.status).toBe(200)
+    const events = readEvents(subscription)
+    const ask = (instance: Instance, secret: string) =>
+      fetch(`${instance.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: authorized(secret),
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hello cluster' }], stream: false }),
+      })
+    // Another org's request on A first: B's subscriber must never see it.
+    const foreign = await ask(a, otherOrgKey)
+    const foreignId = foreign.headers.get(HeaderName.requestId)
+    const mine = await ask(a, key)
+    expect(mine.status).toBe(200)
+    const id = mine.headers.get(HeaderName.requestId)!
+    const seen: TelemetryEvent[] = []
+    for await (const event of events) {
+      seen.push(event)
+      if (event.type === 'request.finished' && event.id === id) break
+    }
+    const ofRequest = seen.filter((event) => event.id === id)
+    expect(ofRequest.map((event) => event.type)).toEqual(['request.accepted', 'request.first_token', 'request.finished'])
+    expect(ofRequest.every((event) => event.instance === 'a' && event.org === 'default')).toBe(true)
+    expect(seen.some((event) => event.id === foreignId)).toBe(false)
+  })
+
+  it('identical dedupe requests on A and B share one generation: one completion ID, B shared; a different body under the key is a 409 on B', async () => {
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+    const dedupe = (instance: Instance, content: string) =>
+      fetch(`${instance.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...authorized(key), [HeaderName.dedupe]: 'in-flight', [HeaderName.idempotencyKey]: 'build-42' },
+        body: JSON.stringify({ messages: [{ role: 'user', content }], stream: false }),
+      })
+    // About ten seconds at 40 tokens/s: B's requests arrive while A's generation runs.
+    const prompt = 'shared '.repeat(400)
+    const leader = dedupe(a, prompt)
+    // A holds the key once its entry is in Redis: B then finds a leader rather than racing for it.
+    const redisClient = new Redis(redis.url)
+    try {
+      const deadline = Date.now() + 15_000
+      while ((await redisClient.exists('mortar:dedupe:default:build-42')) === 0) {
+        if (Date.now() > deadline) throw new Error('A never took the dedupe key')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    } finally {
+      redisClient.disconnect()
+    }
+    const [follower, conflicting] = await Promise.all([dedupe(b, prompt), dedupe(b, 'something else')])
+    expect(conflicting.status).toBe(409)
+    expect(((await conflicting.json()) as { error: { code: string } }).error.code).toBe('idempotency_key_conflict')
+    const led = await leader
+    expect([led.status, follower.status]).toEqual([200, 200])
+    expect(led.headers.get(HeaderName.dedupe)).toBe('leader')
+    expect(follower.headers.get(HeaderName.dedupe)).toBe('shared')
+    const [ledBody, sharedBody] = (await Promise.all([led.json(), follower.json()])) as Array<{ id: string; choices: unknown }>
+    expect(sharedBody).toEqual(ledBody)
+    expect(follower.headers.get(HeaderName.requestId)).toBe(ledBody!.id)
+    // Nothing is kept once it ended: the same request again leads a new generation.
+    const again = await dedupe(b, prompt)
+    expect(again.headers.get(HeaderName.dedupe)).toBe('leader')
+    expect(((await again.json()) as { id: string }).id).not.toBe(ledBody!.id)
   })
 
   it('Redis killed mid-stream: the stream finishes whole, /health says unavailable, local stops still work; all recovers when Redis is back', async () => {

@@ -1,5 +1,10 @@
 import type { GenerationRegistry } from '../generation/generation-registry'
 import type { ClusterHealth } from '../../shared/api/health'
+import { telemetryEventSchema, type TelemetryEvent } from '../../shared/api/telemetry'
+import type { TelemetryBus } from '../telemetry/telemetry-bus'
+import type { DedupeCoordinator, InFlightDedupe } from '../pipeline/in-flight-dedupe'
+import { ClusterDedupe } from './cluster-dedupe'
+import { ClusterEventRelay } from './cluster-event-relay'
 import { GenerationDirectory, type DirectoryTiming } from './generation-directory'
 import { RedisLink } from './redis-link'
 
@@ -8,6 +13,8 @@ export interface ClusterPeer {
   /** Stop a generation of `org`'s that runs on another instance; false as for an unknown ID. */
   stopElsewhere(id: string, org: string): Promise<boolean>
   status(): ClusterHealth
+  /** Dedupe across the cluster, with `local` deciding alone until the instance has joined (and while Redis is away). */
+  dedupe(local: InFlightDedupe): DedupeCoordinator
 }
 
 /**
@@ -17,6 +24,8 @@ export interface ClusterPeer {
 export class Cluster implements ClusterPeer {
   private instance = ''
   private directory: GenerationDirectory | undefined
+  private clusterDedupe: ClusterDedupe | undefined
+  private readonly closers: Array<() => void> = []
 
   private constructor(
     readonly link: RedisLink,
@@ -31,13 +40,27 @@ export class Cluster implements ClusterPeer {
     return new Cluster(link, redisUrl)
   }
 
-  join(instance: string, generations: GenerationRegistry, timing?: DirectoryTiming): void {
+  /** Share this instance's state with the cluster's: its generations (for stops) and its telemetry. */
+  join(instance: string, parts: { generations: GenerationRegistry; telemetry: TelemetryBus; dedupe: InFlightDedupe }, timing?: DirectoryTiming): void {
     this.instance = instance
-    this.directory = new GenerationDirectory(this.link, instance, generations, timing)
+    this.directory = new GenerationDirectory(this.link, instance, parts.generations, timing)
+    const clusterDedupe = new ClusterDedupe(this.link, instance, parts.dedupe)
+    this.clusterDedupe = clusterDedupe
+    this.closers.push(() => clusterDedupe.close())
+    const { telemetry } = parts
+    const telemetryRelay = new ClusterEventRelay<TelemetryEvent>(this.link, instance, 'mortar:telemetry', telemetryEventSchema, (event) =>
+      telemetry.deliver(event),
+    )
+    telemetry.joinCluster(instance, telemetryRelay)
+    this.closers.push(() => telemetryRelay.close())
   }
 
   stopElsewhere(id: string, org: string): Promise<boolean> {
     return this.directory?.stopElsewhere(id, org) ?? Promise.resolve(false)
+  }
+
+  dedupe(local: InFlightDedupe): DedupeCoordinator {
+    return { join: (...args) => (this.clusterDedupe ?? local).join(...args) }
   }
 
   status(): ClusterHealth {
@@ -46,6 +69,7 @@ export class Cluster implements ClusterPeer {
   }
 
   close(): void {
+    for (const close of this.closers.splice(0)) close()
     this.directory?.close()
     this.link.close()
   }

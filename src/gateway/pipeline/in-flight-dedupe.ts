@@ -47,6 +47,27 @@ interface Group {
   abort: () => void
 }
 
+/** A started generation as a dedupe group holds it: its reply, how to abort it, what to release once it is over. */
+export interface LeadGeneration {
+  reply: Promise<JsonReply | undefined>
+  abort: () => void
+  release: () => void
+}
+
+/** The same Idempotency-Key with a different request while the first still runs. */
+export function idempotencyKeyConflict(key: string): GatewayError {
+  return new GatewayError(
+    'idempotency_key_conflict',
+    `The ${HeaderName.idempotencyKey} ${JSON.stringify(key)} is in use by a different request that is still running. Use a new key for a different request.`,
+    { param: HeaderName.idempotencyKey },
+  )
+}
+
+/** Who decides which requests share a generation: this instance alone, or the cluster. */
+export interface DedupeCoordinator {
+  join(org: string, key: string, fingerprint: string, id: string, lead: () => LeadGeneration): DedupeParticipation | Promise<DedupeParticipation>
+}
+
 export interface DedupeParticipation {
   role: 'leader' | 'shared'
   /** The leader's completion ID. */
@@ -64,11 +85,16 @@ export interface DedupeParticipation {
  * generation ends — this is coalescing, not a cache. The generation belongs to the group, not to
  * the leader's connection: it goes on while any participant is waiting, and stops when all left.
  */
-export class InFlightDedupe {
+export class InFlightDedupe implements DedupeCoordinator {
   private readonly groups = new Map<string, Group>()
 
   get size(): number {
     return this.groups.size
+  }
+
+  /** Whether `org` has a group under this key right now. */
+  has(org: string, key: string): boolean {
+    return this.groups.has(groupScope(org, key))
   }
 
   join(
@@ -78,18 +104,12 @@ export class InFlightDedupe {
     /** This request's own completion ID, which becomes the group's if it leads. */
     id: string,
     /** Start the generation: its reply, how to abort it, and what to release once it is over. */
-    lead: () => { reply: Promise<JsonReply | undefined>; abort: () => void; release: () => void },
+    lead: () => LeadGeneration,
   ): DedupeParticipation {
-    const scope = `${org}\u0000${key}`
+    const scope = groupScope(org, key)
     let group = this.groups.get(scope)
     let role: DedupeParticipation['role'] = 'shared'
-    if (group !== undefined && group.fingerprint !== fingerprint) {
-      throw new GatewayError(
-        'idempotency_key_conflict',
-        `The ${HeaderName.idempotencyKey} ${JSON.stringify(key)} is in use by a different request that is still running. Use a new key for a different request.`,
-        { param: HeaderName.idempotencyKey },
-      )
-    }
+    if (group !== undefined && group.fingerprint !== fingerprint) throw idempotencyKeyConflict(key)
     if (group === undefined) {
       role = 'leader'
       const started = lead()
@@ -119,3 +139,5 @@ export class InFlightDedupe {
     }
   }
 }
+
+const groupScope = (org: string, key: string) => `${org}\u0000${key}`

@@ -12,7 +12,7 @@ import type { Endpoint } from '../endpoints/endpoint'
 import { answerErrorsAs } from '../http/error-format'
 import { readJsonBody } from '../http/read-json-body'
 import { completionRecord, type CompletionContext, type CompletionObserver, type GenerationEndObserver } from '../pipeline/completion-context'
-import { parseDedupeRequest, requestFingerprint, type InFlightDedupe } from '../pipeline/in-flight-dedupe'
+import { parseDedupeRequest, requestFingerprint, type DedupeCoordinator } from '../pipeline/in-flight-dedupe'
 import { optimizePrompt, type OptimizerSettings } from '../pipeline/optimize-prompt'
 import { planTokens } from '../pipeline/plan-tokens'
 import { resolveSession } from '../pipeline/resolve-session'
@@ -30,7 +30,7 @@ export interface GenerationRouteDeps {
   /** The gateway's dialect (config.json, else `mortar serve --dialect`), for keys that don't choose one. */
   dialect: () => Dialect
   generations: GenerationRegistry
-  dedupe: InFlightDedupe
+  dedupe: DedupeCoordinator
   telemetry: TelemetryBus
   bodyLimitBytes: number
   pingIntervalMs: number
@@ -99,7 +99,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     const { telemetry } = deps
     const onFirstToken = () => {
       recorder?.firstToken()
-      if (telemetry.size === 0) return
+      if (!telemetry.wanted) return
       telemetry.publish({ type: 'request.first_token', id: context.id, ...telemetryBase, at: new Date().toISOString(), ttft_ms: round(performance.now() - acceptedAt) })
     }
     const onEnd: GenerationEndObserver = (result, upstream) => {
@@ -110,16 +110,16 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
           error: outcome.kind === 'failed' ? outcome.error.toEnvelope().error : null,
         })
       }
-      if (deps.onCompletion === undefined && telemetry.size === 0) return
+      if (deps.onCompletion === undefined && !telemetry.wanted) return
       const record = completionRecord(context, result, upstream)
       deps.onCompletion?.(record)
-      if (telemetry.size === 0) return
+      if (!telemetry.wanted) return
       for (const event of completionEvents(record, performance.now() - acceptedAt, model.price)) telemetry.publish(event)
     }
 
     if (dedupeRequest !== undefined) {
       const fingerprint = requestFingerprint(body.raw, FINGERPRINT_HEADERS.map((name) => header(req.headers, name)))
-      const participation = deps.dedupe.join(principal.org, dedupeRequest.key, fingerprint, context.id, () => {
+      const participation = await deps.dedupe.join(principal.org, dedupeRequest.key, fingerprint, context.id, () => {
         const live = deps.generations.register(context.id, principal.org)
         return {
           reply: generateJsonReply(context, live, onEnd, onFirstToken),
@@ -130,14 +130,14 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
       res.setHeader(HeaderName.dedupe, participation.role)
       // Shared responses intentionally carry the leader's completion ID.
       res.setHeader(HeaderName.requestId, participation.id)
-      if (telemetry.size > 0) telemetry.publish(accepted(participation.id, participation.role))
+      if (telemetry.wanted) telemetry.publish(accepted(participation.id, participation.role))
       whenClientLeaves(res, participation.leave)
       sendJsonReply(res, await participation.reply)
       return
     }
 
     const live = deps.generations.register(context.id, principal.org)
-    if (telemetry.size > 0) telemetry.publish(accepted(context.id, null))
+    if (telemetry.wanted) telemetry.publish(accepted(context.id, null))
     // Closing the connection stops the generation, in both phases: before the first byte and mid-stream.
     const stopOnLeave = whenClientLeaves(res, () => deps.generations.abort(context.id, 'client_disconnected'))
     try {

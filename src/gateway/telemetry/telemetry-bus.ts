@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { TelemetryEvent } from '../../shared/api/telemetry'
+import type { ClusterFanout } from '../cluster/cluster-event-relay'
 import { SubscriptionCaps } from '../sse/subscription-caps'
 
 export interface TelemetryFilter {
@@ -40,8 +41,23 @@ export class TelemetryBus {
     total: Infinity,
   })
 
+  private cluster: { instance: string; fanout: ClusterFanout<TelemetryEvent> } | undefined
+
   get size(): number {
     return this.subscribers.size
+  }
+
+  /** Whether an event published now reaches anyone: a subscriber here, or on another instance of the cluster. */
+  get wanted(): boolean {
+    return this.subscribers.size > 0 || (this.cluster?.fanout.wantedElsewhere ?? false)
+  }
+
+  /**
+   * Share events with the other instances of a cluster: this instance's events go out marked with
+   * its name, and theirs arrive through `deliver`.
+   */
+  joinCluster(instance: string, fanout: ClusterFanout<TelemetryEvent>): void {
+    this.cluster = { instance, fanout }
   }
 
   /** How many subscribers an organization has (for tests and the status of the gateway). */
@@ -58,14 +74,27 @@ export class TelemetryBus {
     const subscriber: Subscriber = { org, keyId, filter, res }
     this.caps.admit(subscriber)
     this.subscribers.add(subscriber)
+    this.cluster?.fanout.localSubscribers(this.subscribers.size)
     return () => this.remove(subscriber)
   }
 
   private remove(subscriber: Subscriber): void {
-    if (this.subscribers.delete(subscriber)) this.caps.release(subscriber)
+    if (!this.subscribers.delete(subscriber)) return
+    this.caps.release(subscriber)
+    this.cluster?.fanout.localSubscribers(this.subscribers.size)
   }
 
+  /** An event of this instance: to its subscribers, and in a cluster to the other instances'. */
   publish(event: TelemetryEvent): void {
+    const { cluster } = this
+    if (cluster === undefined) return this.deliver(event)
+    const marked = { ...event, instance: cluster.instance }
+    this.deliver(marked)
+    cluster.fanout.forward(marked, marked.org)
+  }
+
+  /** An event to this instance's subscribers only (another instance's, relayed). */
+  deliver(event: TelemetryEvent): void {
     if (this.subscribers.size === 0) return
     let frame: string | undefined
     for (const subscriber of this.subscribers) {

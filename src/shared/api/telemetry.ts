@@ -14,6 +14,8 @@ const requestEventBase = {
   model: z.string(),
   /** ISO time of the event. */
   at: z.string(),
+  /** The gateway instance that served it, when gateways share a cluster (`mortar serve --redis`). */
+  instance: z.string().optional(),
 }
 
 export const requestAcceptedEventSchema = z.object({

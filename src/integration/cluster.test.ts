@@ -8,6 +8,7 @@ import { spawnMortar, stopAllMortars } from '../cli/test-support/spawn-mortar'
 import { healthResponseSchema, type ClusterHealth } from '../shared/api/health'
 import { HeaderName } from '../shared/api/headers'
 import { telemetryEventSchema, type TelemetryEvent } from '../shared/api/telemetry'
+import { startFakeModelServer } from '../test-kit/fake-model-server'
 import { redisAvailable, startRedisServer, type RedisServer } from '../test-kit/redis-server'
 
 const describeWithRedis = redisAvailable() ? describe : describe.skip
@@ -221,6 +222,40 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     const again = await dedupe(b, prompt)
     expect(again.headers.get(HeaderName.dedupe)).toBe('leader')
     expect(((await again.json()) as { id: string }).id).not.toBe(ledBody!.id)
+  })
+
+  it('a session keeps its model-server replica whichever instance it lands on (the same rendezvous ranking everywhere)', async () => {
+    const replicas = await Promise.all([startFakeModelServer(), startFakeModelServer(), startFakeModelServer()])
+    try {
+      const start = async (name: string, urls: string[]) => {
+        const upstreams = urls.flatMap((url) => ['--upstream', url])
+        const mortar = spawnMortar(['serve', '--port', '0', ...upstreams, '--context-window', '8192', '--redis', redis.url, '--instance', name], { home })
+        const [, url] = await mortar.line(/listening on (http:\/\/\S+)/)
+        return { url: url!, name }
+      }
+      const urls = replicas.map((replica) => replica.url)
+      // B lists the replicas in another order: the ranking depends on their names, not on the flags.
+      const [a, b] = await Promise.all([start('a', urls), start('b', [...urls].reverse())])
+      const servedBy = async (instance: Instance, session: string) => {
+        const response = await fetch(`${instance.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { ...authorized(key), [HeaderName.session]: session },
+          body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], stream: false }),
+        })
+        expect(response.status).toBe(200)
+        await response.arrayBuffer()
+        return response.headers.get(HeaderName.upstream)
+      }
+      const sessions = Array.from({ length: 8 }, (_, i) => `session-${i}`)
+      const onA = await Promise.all(sessions.map((session) => servedBy(a, session)))
+      const onB = await Promise.all(sessions.map((session) => servedBy(b, session)))
+      expect(onB).toEqual(onA)
+      // And the sessions do spread: more than one replica serves them.
+      expect(new Set(onA).size).toBeGreaterThan(1)
+      expect(onA.every((host) => replicas.some((replica) => replica.host === host))).toBe(true)
+    } finally {
+      await Promise.all(replicas.map((replica) => replica.close()))
+    }
   })
 
   it('Redis killed mid-stream: the stream finishes whole, /health says unavailable, local stops still work; all recovers when Redis is back', async () => {

@@ -14,6 +14,9 @@ import { errorHandler, sendError } from './http/error-handler'
 import { frontDoor } from './http/front-door'
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
 import { chatCompletionsEndpoint } from './endpoints/chat-completions/chat-completions-endpoint'
+import { messagesEndpoint } from './endpoints/messages/messages-endpoint'
+import { countTokens } from './routes/count-tokens'
+import { ANTHROPIC_ERRORS } from './endpoints/messages/messages-wire'
 import type { Endpoint } from './endpoints/endpoint'
 import { generationRoute, type GenerationHandler } from './routes/generation-route'
 import { health, status } from './routes/health'
@@ -129,6 +132,8 @@ export function createGateway(config: GatewayConfig): Gateway {
   app.disable('x-powered-by')
   app.set('etag', false)
   app.use((req, res, next) => {
+    // Anthropic's count_tokens is refused in Anthropic's envelope, the front door's refusals too.
+    if (pathOf(req.url) === COUNT_TOKENS_PATH) answerErrorsAs(req, ANTHROPIC_ERRORS)
     const admission = admit(req, res)
     if (admission.answered) return
     if (admission.principal !== undefined) rememberPrincipal(req, admission.principal)
@@ -143,12 +148,14 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.get('/models/*id', getModel(currentCatalog))
   v1.get('/status', status(currentCatalog))
   for (const [path, { generate }] of generators) v1.post(path.slice('/v1'.length), (req, res) => generate(req, res, principalOf(req)))
+  v1.post(COUNT_TOKENS_PATH.slice('/v1'.length), countTokens(generation))
   v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture, keyBound))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), sessionPrefixesRouter(capture, currentCatalog))
   v1.post('/generations/:id/stop', stopGeneration(generations, config.cluster))
   for (const path of generators.keys()) v1.all(path.slice('/v1'.length), methodNotAllowed('POST'))
+  v1.all(COUNT_TOKENS_PATH.slice('/v1'.length), methodNotAllowed('POST'))
   v1.all('/generations/:id/stop', methodNotAllowed('POST'))
   v1.all('/telemetry', methodNotAllowed('GET'))
   v1.use(unknownRoute)
@@ -203,8 +210,11 @@ export function createGateway(config: GatewayConfig): Gateway {
   }
 }
 
+/** Anthropic's token count: not a generation, but answered as the Messages endpoint answers. */
+const COUNT_TOKENS_PATH = '/v1/messages/count_tokens'
+
 /** The generation endpoints, each one route line. */
-const GENERATION_ENDPOINTS: readonly Endpoint[] = [chatCompletionsEndpoint]
+const GENERATION_ENDPOINTS: readonly Endpoint[] = [chatCompletionsEndpoint, messagesEndpoint]
 
 /** A request target's path, without its query: what the hot path looks up. */
 function pathOf(url: string | undefined): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { MAX_MESSAGES, MAX_TOOL_CALLS, MAX_TOOLS } from './chat-request'
+import { MAX_MESSAGES, MAX_TOOL_CALLS, MAX_TOOLS, positiveWholeNumber } from './chat-request'
 import { firstIssue, invalidFieldMessage } from './first-issue'
 import type { RequestValidationIssue } from './chat-request'
 
@@ -13,10 +13,6 @@ import type { RequestValidationIssue } from './chat-request'
 
 /** Anthropic's own rule for tool names (longer than chat's 64: MCP tools are named `mcp__server__tool`). */
 export const MESSAGES_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/
-
-const positiveWholeNumber = z
-  .number({ error: 'must be a positive whole number' })
-  .refine((n) => Number.isInteger(n) && n > 0, { error: 'must be a positive whole number' })
 
 const cacheControl = z.unknown().optional()
 
@@ -208,7 +204,7 @@ export const countTokensRequestSchema = z.object(promptFields, { error: 'The req
 export type MessagesRequest = z.output<typeof messagesRequestSchema>
 export type CountTokensRequest = z.output<typeof countTokensRequestSchema>
 /** What both endpoints share: the prompt as the model reads it. */
-export type MessagesPrompt = Pick<MessagesRequest, keyof typeof promptFields>
+export type AnthropicPrompt = Pick<MessagesRequest, keyof typeof promptFields>
 export type MessagesMessage = MessagesRequest['messages'][number]
 export type MessagesContentBlock = Exclude<MessagesMessage['content'], string>[number]
 export type MessagesTool = NonNullable<MessagesRequest['tools']>[number]

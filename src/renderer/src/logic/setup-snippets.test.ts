@@ -6,12 +6,13 @@ describe('setupSnippets', () => {
   const snippets = setupSnippets({ baseUrl: 'http://127.0.0.1:7313/v1', model: DEFAULT_MODEL_ID, contextWindow: 4096 })
 
   it('covers the tools the README names', () => {
-    expect(snippets.map((s) => s.id)).toEqual(['continue', 'cline', 'zed', 'open-webui', 'openai-ts', 'openai-python', 'curl'])
+    expect(snippets.map((s) => s.id)).toEqual(['continue', 'cline', 'zed', 'claude-code', 'open-webui', 'openai-ts', 'openai-python', 'curl'])
   })
 
   it("fills in this gateway's URL and model everywhere, and never a real key", () => {
     for (const snippet of snippets) {
-      expect(snippet.text, snippet.id).toMatch(/http:\/\/(127\.0\.0\.1|host\.docker\.internal):7313\/v1/)
+      // Claude Code adds /v1/messages to the address itself.
+      expect(snippet.text, snippet.id).toMatch(snippet.id === 'claude-code' ? /=http:\/\/127\.0\.0\.1:7313\n/ : /http:\/\/(127\.0\.0\.1|host\.docker\.internal):7313\/v1/)
       expect(snippet.text, snippet.id).not.toMatch(/mk_live_[A-Za-z0-9]{40}/)
     }
     expect(snippets.filter((s) => !s.text.includes(DEFAULT_MODEL_ID)).map((s) => s.id)).toEqual(['open-webui'])
@@ -26,7 +27,7 @@ describe('setupSnippets', () => {
   it('writes the key just created where a key goes, instead of the placeholder', () => {
     const key = 'mk_live_' + 'k'.repeat(40)
     const filled = setupSnippets({ baseUrl: 'http://127.0.0.1:7313/v1', model: 'm', contextWindow: 4096, keyPlaceholder: key })
-    expect(filled.filter((s) => s.text.includes(key)).map((s) => s.id)).toEqual(['continue', 'cline', 'open-webui', 'curl'])
+    expect(filled.filter((s) => s.text.includes(key)).map((s) => s.id)).toEqual(['continue', 'cline', 'claude-code', 'open-webui', 'curl'])
     expect(filled.some((s) => s.text.includes('mk_live_…'))).toBe(false)
   })
 
@@ -40,6 +41,7 @@ describe('setupSnippets', () => {
       continue: 'openai',
       cline: 'openai',
       zed: 'openai',
+      'claude-code': 'mortar',
       'open-webui': 'openai',
       'openai-ts': 'openai',
       'openai-python': 'mortar',

@@ -34,6 +34,8 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
   // Docker containers reach the host's loopback as host.docker.internal, not as 127.0.0.1.
   const dockerBaseUrl = baseUrl.replace(/^(https?:\/\/)(?:127\.0\.0\.1|localhost|\[::1\])(?=[:/]|$)/, '$1host.docker.internal')
   const shortName = model.split('/').at(-1) ?? model
+  // The gateway's own address, for clients that add the API's path themselves (Anthropic's add /v1/messages).
+  const gatewayUrl = baseUrl.replace(/\/v1\/?$/, '')
   return [
     {
       id: 'continue',
@@ -88,6 +90,23 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
           null,
           2,
         ) + '\n',
+    },
+    {
+      id: 'claude-code',
+      title: 'Claude Code',
+      // It speaks Anthropic's Messages API, whose replies no dialect changes: any key will do.
+      dialect: 'mortar',
+      where: 'a terminal (or the "env" block of ~/.claude/settings.json)',
+      language: 'shell',
+      text: [
+        '# Claude Code posts to <base URL>/v1/messages: the base URL has no /v1.',
+        `export ANTHROPIC_BASE_URL=${gatewayUrl}`,
+        `export ANTHROPIC_AUTH_TOKEN=${key}`,
+        `export ANTHROPIC_MODEL=${model}`,
+        `export ANTHROPIC_DEFAULT_HAIKU_MODEL=${model}`,
+        'claude',
+        '',
+      ].join('\n'),
     },
     {
       id: 'open-webui',

@@ -1,6 +1,6 @@
-import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-response'
-import type { MessagesStopReason, MessagesStreamEvent, MessagesUsage } from '../../shared/api/messages-response'
-import { randomHex } from '../random-id'
+import type { ToolCallDelta } from '../../../shared/api/chat-response'
+import type { MessagesStopReason, MessagesStreamEvent, MessagesUsage } from '../../../shared/api/messages-response'
+import { randomHex } from '../../random-id'
 
 /**
  * Turns a generation's events (text, reasoning, tool-call pieces, its finish) into the events of
@@ -123,34 +123,4 @@ export function toolUseId(chatId: string | undefined): string {
   if (chatId === undefined || chatId === '') return 'toolu_' + randomHex(12)
   if (chatId.startsWith('toolu_')) return chatId
   return 'toolu_' + chatId.replace(/^call_/, '')
-}
-
-/** How a chat generation's finish reads in the Messages API. */
-export function stopReasonOf(reason: FinishReason): MessagesStopReason {
-  switch (reason) {
-    case 'length':
-      return 'max_tokens'
-    case 'tool_calls':
-    case 'function_call':
-      return 'tool_use'
-    case 'content_filter':
-      return 'refusal'
-    default:
-      return 'end_turn'
-  }
-}
-
-/**
- * Chat usage in Anthropic's terms. Anthropic's `input_tokens` leaves out what was read from the
- * prompt cache (`cache_read_input_tokens`), where chat's `prompt_tokens` includes it.
- */
-export function messagesUsageOf(usage: Usage): MessagesUsage {
-  const details = usage.prompt_tokens_details
-  const cached = typeof details?.cached_tokens === 'number' ? Math.min(details.cached_tokens, usage.prompt_tokens) : 0
-  return {
-    input_tokens: usage.prompt_tokens - cached,
-    output_tokens: usage.completion_tokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: cached,
-  }
 }

@@ -1,4 +1,4 @@
-import type { AnthropicMessage, MessagesStreamEvent, ReplyBlock } from '../../shared/api/messages-response'
+import type { AnthropicMessage, MessagesStreamEvent, ReplyBlock } from '../../../shared/api/messages-response'
 
 /**
  * Folds a reply's events (message-events.ts) into the message object of a non-streamed reply,

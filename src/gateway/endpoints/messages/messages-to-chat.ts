@@ -1,5 +1,5 @@
-import type { ChatCompletionRequest, ChatMessage, ChatTool, ToolChoice } from '../../shared/api/chat-request'
-import type { MessagesContentBlock, MessagesPrompt, MessagesRequest, MessagesToolChoice } from '../../shared/api/messages-request'
+import type { ChatCompletionRequest, ChatMessage, ChatTool, ToolChoice } from '../../../shared/api/chat-request'
+import type { MessagesContentBlock, AnthropicPrompt, MessagesRequest, MessagesToolChoice } from '../../../shared/api/messages-request'
 
 /**
  * A Messages request as a chat-completions request: what the scripted model answers, what token
@@ -26,7 +26,7 @@ export interface TranslatedRequest {
   untranslatable: { param: string; what: string } | undefined
 }
 
-export function messagesToChat(body: MessagesPrompt & Partial<Pick<MessagesRequest, 'max_tokens' | 'stream' | 'stop_sequences' | 'temperature' | 'top_p' | 'top_k' | 'metadata'>>): TranslatedRequest {
+export function messagesToChat(body: AnthropicPrompt & Partial<Pick<MessagesRequest, 'max_tokens' | 'stream' | 'stop_sequences' | 'temperature' | 'top_p' | 'top_k' | 'metadata'>>): TranslatedRequest {
   let untranslatable: TranslatedRequest['untranslatable']
   const dropped = (param: string, what: string) => {
     untranslatable ??= { param, what }

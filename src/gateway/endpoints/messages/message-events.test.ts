@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { MessageEvents, messagesUsageOf, stopReasonOf, toolUseId } from './message-events'
+import { chatUsageOf, finishReasonOf, messagesUsageOf, stopReasonOf } from '../../../shared/api/messages-chat-terms'
+import { MessageEvents, toolUseId } from './message-events'
 import { MessageReply } from './message-reply'
 
 const usage = { input_tokens: 7, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
@@ -72,7 +73,15 @@ describe('MessageEvents', () => {
 
 describe('mapping chat terms', () => {
   it('stop reasons', () => {
-    expect(['stop', 'length', 'tool_calls', 'content_filter', 'other'].map(stopReasonOf)).toEqual(['end_turn', 'max_tokens', 'tool_use', 'refusal', 'end_turn'])
+    expect(['stop', 'length', 'tool_calls', 'content_filter', 'other', 'stop_sequence'].map(stopReasonOf)).toEqual([
+      'end_turn',
+      'max_tokens',
+      'tool_use',
+      'refusal',
+      'end_turn',
+      'stop_sequence',
+    ])
+    expect(['end_turn', 'max_tokens', 'tool_use', 'refusal', 'stop_sequence'].map(finishReasonOf)).toEqual(['stop', 'length', 'tool_calls', 'content_filter', 'stop_sequence'])
   })
   it('tool IDs keep a toolu_ ID and swap call_ for it', () => {
     expect(toolUseId('toolu_a')).toBe('toolu_a')
@@ -85,6 +94,12 @@ describe('mapping chat terms', () => {
       output_tokens: 2,
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 4,
+    })
+    expect(chatUsageOf({ input_tokens: 6, output_tokens: 2, cache_read_input_tokens: 4, cache_creation_input_tokens: 0 })).toEqual({
+      prompt_tokens: 10,
+      completion_tokens: 2,
+      total_tokens: 12,
+      prompt_tokens_details: { cached_tokens: 4 },
     })
   })
 })

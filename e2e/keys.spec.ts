@@ -6,7 +6,7 @@ import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import OpenAI from 'openai'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
-import { openUi, saveScreenshot, signInWithKey } from './fixtures/ui'
+import { openUi, saveScreenshot, signInWithKey, readClipboard } from './fixtures/ui'
 
 let server: MortarServer
 
@@ -47,11 +47,7 @@ test('a key created in Settings works from the openai SDK, and stops working whe
   // Copy puts exactly the shown key on the clipboard.
   await page.getByTestId('key-copy').click()
   await expect(page.getByTestId('key-copy')).toHaveText('Copied')
-  const clipboard = await page.evaluate(() => {
-    type WithClipboard = { navigator: { clipboard: { readText(): Promise<string> } } }
-    return (globalThis as unknown as WithClipboard).navigator.clipboard.readText()
-  })
-  expect(clipboard).toBe(key)
+  expect(await readClipboard(page)).toBe(key)
 
   // Listed by its hint only, with its role and expiry.
   const row = page.getByTestId('key-row').filter({ hasText: 'e2e-sdk' })

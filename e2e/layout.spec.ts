@@ -97,6 +97,7 @@ for (const width of [800, 1280]) {
         const headCells = page.getByRole('columnheader')
         const cells = row.locator('xpath=./*')
         await expectColumnsAligned(headCells, cells)
+        for (const title of await headCells.all()) await expectNotClipped(title, `the column title "${await title.textContent()}"`)
         await expectNoPageOverflow(page, 'Traffic')
         const stop = row.getByTestId('traffic-stop')
         await expectWithinViewport(page, stop, 'Stop')

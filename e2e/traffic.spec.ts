@@ -2,7 +2,8 @@ import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test } from '@playwright/test'
 import OpenAI from 'openai'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
-import { openUi, saveScreenshot, words } from './fixtures/ui'
+import { expectNotClipped } from './fixtures/layout'
+import { openUi, readClipboard, saveScreenshot, words } from './fixtures/ui'
 
 let server: MortarServer
 
@@ -96,4 +97,31 @@ test("the window's own requests in Traffic open in the inspector and the playgro
   await expect(page.getByTestId('message-0-content')).toHaveValue('from the window')
   await expect(page.getByTestId('header-session')).toHaveValue('window-session')
   await expect(page.getByTestId('inspector')).toBeVisible()
+})
+
+test('at 1280 px every column title is whole, and a session Mortar made up shows its tail, whole on hover and copy', async ({ page, context }) => {
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+  await openUi(page, server)
+  await page.getByTestId('nav-traffic').click()
+  await expect(page.getByTestId('traffic-connection')).toHaveAttribute('data-state', 'live')
+  // No X-Mortar-Session and no `user`: the gateway makes one up.
+  const response = await fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await server.uiKey()}` },
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'no session named' }], stream: false }),
+  })
+  expect(response.status).toBe(200)
+  const session = page.getByTestId('traffic-session').and(page.locator('[data-session^="sess_"]')).first()
+  await expect(session).toBeVisible()
+  const id = (await session.getAttribute('data-session')) ?? ''
+  expect(id).toMatch(/^sess_[0-9a-f]{24}$/)
+  await expect(session).toHaveText(new RegExp(`^sess_…${id.slice(-6)}`))
+  await expect(session).toHaveAttribute('title', new RegExp(id))
+  await expectNotClipped(session.locator('.traffic__session-text'), 'the session id')
+  await session.hover()
+  await session.getByTestId('traffic-session-copy').click()
+  expect(await readClipboard(page)).toBe(id)
+
+  for (const title of await page.getByRole('columnheader').all()) await expectNotClipped(title, `the column title "${await title.textContent()}"`)
 })

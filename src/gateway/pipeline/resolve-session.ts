@@ -1,5 +1,6 @@
 import { randomHex } from '../random-id'
 import { sanitizeSessionName } from '../../shared/api/headers'
+import { GENERATED_SESSION_PREFIX } from '../../shared/api/session'
 
 export interface Session {
   name: string
@@ -23,5 +24,5 @@ export function affinityKeyOf(org: string, session: Session): string | undefined
 }
 
 function newSessionId(): string {
-  return 'sess_' + randomHex(12)
+  return GENERATED_SESSION_PREFIX + randomHex(12)
 }

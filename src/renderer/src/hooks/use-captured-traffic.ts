@@ -1,14 +1,17 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { trafficEventSchema, type CaptureStatus, type ExchangeSummary, type TrafficEvent } from '../../../shared/api/traffic'
 import { applyTrafficEvent, filterParams, isSearching, mergePage, type TrafficFilterForm } from '../lib/captured-rows'
-import { followEventStream, type StreamConnection } from '../lib/follow-event-stream'
+import type { StreamConnection } from '../lib/follow-event-stream'
 import type { GatewayClient } from '../lib/gateway-client'
+import { eventParser } from '../logic/event-parser'
+import { useLiveEvents } from './use-live-events'
 
-/** Live events are folded in batches: a burst of requests is one render, not one per event. */
-const BATCH_MS = 100
 /** While a search runs, live events re-run it, at most this often. */
 const SEARCH_REFRESH_MS = 400
 const PAGE_SIZE = 200
+
+/** One `data:` payload of GET /v1/traffic/live. */
+const parseTrafficEvent = eventParser(trafficEventSchema)
 
 export interface CapturedTraffic {
   rows: ExchangeSummary[]
@@ -33,7 +36,6 @@ export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterFor
   const [answered, setAnswered] = useState<string | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [cursor, setCursor] = useState<string | null>(null)
-  const [connection, setConnection] = useState<StreamConnection>({ kind: 'connecting' })
   const [capture, setCapture] = useState<CaptureStatus | null | undefined>(undefined)
   const [refresh, setRefresh] = useState(0)
   /** Bumped by each batch of live events, so the store's size in the toolbar follows. */
@@ -71,40 +73,20 @@ export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterFor
     return () => controller.abort()
   }, [client, refresh, statusTick])
 
-  useEffect(() => {
-    const controller = new AbortController()
-    let pending: TrafficEvent[] = []
-    let batch: ReturnType<typeof setTimeout> | undefined
-    let search: ReturnType<typeof setTimeout> | undefined
-    const flush = () => {
-      batch = undefined
-      const events = pending
-      pending = []
-      setRows((current) => events.reduce((r, e) => applyTrafficEvent(r, e, formRef.current), current))
-      if (events.some((event) => event.type !== 'exchange.started')) setStatusTick((n) => n + 1)
-      if (isSearching(formRef.current)) search ??= setTimeout(() => ((search = undefined), setRefresh((n) => n + 1)), SEARCH_REFRESH_MS)
+  // While a search runs, live events re-run it (at most every SEARCH_REFRESH_MS).
+  const search = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  useEffect(() => () => clearTimeout(search.current), [])
+  const open = useCallback((signal: AbortSignal) => client.openTrafficLive(signal), [client])
+  const connection = useLiveEvents(open, parseTrafficEvent, (events: TrafficEvent[]) => {
+    setRows((current) => events.reduce((r, e) => applyTrafficEvent(r, e, formRef.current), current))
+    if (events.some((event) => event.type !== 'exchange.started')) setStatusTick((n) => n + 1)
+    if (isSearching(formRef.current) && search.current === undefined) {
+      search.current = setTimeout(() => {
+        search.current = undefined
+        setRefresh((n) => n + 1)
+      }, SEARCH_REFRESH_MS)
     }
-    void followEventStream({
-      open: (signal) => client.openTrafficLive(signal),
-      onData: (data) => {
-        let parsed: TrafficEvent
-        try {
-          parsed = trafficEventSchema.parse(JSON.parse(data))
-        } catch {
-          return // an event of a newer gateway: not ours to read
-        }
-        pending.push(parsed)
-        batch ??= setTimeout(flush, BATCH_MS)
-      },
-      onConnection: setConnection,
-      signal: controller.signal,
-    })
-    return () => {
-      controller.abort()
-      clearTimeout(batch)
-      clearTimeout(search)
-    }
-  }, [client])
+  })
 
   const loadOlder = useCallback(() => {
     if (cursor === null) return

@@ -1,17 +1,24 @@
-import { useCallback, useMemo, useState } from 'react'
+import { useCallback, useMemo, useState, type ReactNode } from 'react'
 import type { Exchange } from '../../../shared/api/traffic'
 import { ExchangeDetail } from '../components/traffic/ExchangeDetail'
-import { ExchangeTable } from '../components/traffic/ExchangeTable'
-import { ExchangeToolbar } from '../components/traffic/ExchangeToolbar'
+import { EXCHANGE_COLUMNS, exchangeFacts } from '../components/traffic/exchange-columns'
 import { SessionView } from '../components/traffic/SessionView'
+import { TelemetryDetail } from '../components/traffic/TelemetryDetail'
+import { telemetryColumns, telemetryFacts } from '../components/traffic/telemetry-columns'
+import { CapturedFilters, TelemetryFilters } from '../components/traffic/TrafficFilters'
+import { TrafficTable } from '../components/traffic/TrafficTable'
+import { TrafficToolbar } from '../components/traffic/TrafficToolbar'
 import { useCapturedExchange } from '../hooks/use-captured-exchange'
-import { useCapturedTraffic } from '../hooks/use-captured-traffic'
+import { useCapturedTraffic, type CapturedTraffic } from '../hooks/use-captured-traffic'
 import { useSessionPrefixes } from '../hooks/use-session-prefixes'
+import { useStopNotes, type StopNotes } from '../hooks/use-stop-notes'
 import type { Traffic } from '../hooks/use-traffic'
 import { filterParams, noFilter, valuesSeen, type TrafficFilterForm } from '../lib/captured-rows'
+import type { CaptureStatus, ExchangeSummary } from '../../../shared/api/traffic'
+import { errorMessage } from '../lib/error-message'
 import type { GatewayClient } from '../lib/gateway-client'
 import { saveFile } from '../lib/save-file'
-import { TelemetryTrafficView } from './TelemetryTrafficView'
+import { modelsSeen, noTrafficFilter, visibleRows, type TrafficFilter } from '../logic/telemetry/traffic-table'
 
 interface TrafficViewProps {
   client: GatewayClient
@@ -24,106 +31,148 @@ interface TrafficViewProps {
 }
 
 /**
- * Every exchange the gateway captured, as it happens, from the traffic API. With capture off (or
- * a gateway without the traffic API) there are no bodies to show: the telemetry events are.
+ * Every request to /v1 as it happens. With capture on, the captured exchanges from the traffic
+ * API (bodies, frames, search); with capture off (or a gateway without the traffic API) there are
+ * no bodies to show, and the rows are the telemetry stream's events. One layout, toolbar and table
+ * for both; the sources differ in their columns, filters and detail.
  */
 export function TrafficView(props: TrafficViewProps) {
   const [form, setForm] = useState<TrafficFilterForm>(noFilter)
   const captured = useCapturedTraffic(props.client, form)
-  if (captured.capture === null || captured.capture?.mode === 'off') {
-    return <TelemetryTrafficView traffic={props.traffic} localRunIds={props.localRunIds} onOpenRun={props.onOpenRun} onOpenInPlayground={props.onOpenInPlayground} />
-  }
-  return <CapturedTrafficView {...props} form={form} setForm={setForm} captured={captured} />
+  const stops = useStopNotes(props.traffic.stop)
+  if (captured.capture === null || captured.capture?.mode === 'off') return <TelemetryTraffic {...props} stops={stops} />
+  return <CapturedTrafficList {...props} stops={stops} form={form} setForm={setForm} captured={captured} />
 }
 
-function CapturedTrafficView({
+
+/** What both sources show, in the same places. */
+function TrafficLayout({ toolbar, notes, empty, table, more, detail }: { toolbar: ReactNode; notes: ReactNode; empty: ReactNode; table: ReactNode; more?: ReactNode; detail: ReactNode }) {
+  return (
+    <div className={`traffic-view ${detail !== null ? 'traffic-view--selected' : ''}`} data-testid="traffic-view">
+      {toolbar}
+      {notes}
+      {empty}
+      {table}
+      {more}
+      {detail}
+    </div>
+  )
+}
+
+function captureText(capture: CaptureStatus | null | undefined): string {
+  if (capture === null || capture === undefined) return ''
+  const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`
+  return `capture: ${capture.mode} · ${capture.exchanges} kept, ${mb(capture.bytes)} of ${mb(capture.limits.max_bytes)}`
+}
+
+function CapturedTrafficList({
   client,
-  traffic,
   onOpenCaptured,
+  stops,
   form,
   setForm,
   captured,
-}: TrafficViewProps & { form: TrafficFilterForm; setForm(update: (form: TrafficFilterForm) => TrafficFilterForm): void; captured: ReturnType<typeof useCapturedTraffic> }) {
+}: TrafficViewProps & { stops: StopNotes; form: TrafficFilterForm; setForm(update: (form: TrafficFilterForm) => TrafficFilterForm): void; captured: CapturedTraffic }) {
   const [selectedId, setSelectedId] = useState<string | null>(null)
-  const [stopNotes, setStopNotes] = useState<Record<string, string>>({})
   const [problem, setProblem] = useState<string | null>(null)
   const [session, setSession] = useState<string | null>(null)
   const { rows } = captured
   const seen = useMemo(() => valuesSeen(rows), [rows])
   const running = useMemo(() => rows.filter((row) => row.outcome === 'in_progress').length, [rows])
   const selected = rows.find((row) => row.id === selectedId)
-  const { stop } = traffic
 
-  const onStop = useCallback(
-    (id: string) => {
-      setStopNotes((notes) => ({ ...notes, [id]: 'stopping…' }))
-      stop(id).then(
-        (result) => setStopNotes((notes) => ({ ...notes, [id]: result })),
-        (error: unknown) => setStopNotes((notes) => ({ ...notes, [id]: `stop failed: ${error instanceof Error ? error.message : String(error)}` })),
-      )
-    },
-    [stop],
-  )
   const onExport = useCallback(
     (format: 'har' | 'jsonl', id?: string) => {
       const params = id === undefined ? { ...filterParams(form), format } : { format, ids: id }
       client.exportExchanges(params).then(
         (blob) => saveFile(blob, `${id ?? 'mortar-traffic'}.${format === 'har' ? 'har' : 'jsonl'}`),
-        (error: unknown) => setProblem(`Export failed: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) => setProblem(`Export failed: ${errorMessage(error)}`),
       )
     },
     [client, form],
   )
   const onClear = useCallback(() => {
     setSelectedId(null)
-    captured.clear().catch((error: unknown) => setProblem(`Clear failed: ${error instanceof Error ? error.message : String(error)}`))
+    captured.clear().catch((error: unknown) => setProblem(`Clear failed: ${errorMessage(error)}`))
   }, [captured])
 
   return (
-    <div className={`traffic-view ${selected !== undefined || session !== null ? 'traffic-view--selected' : ''}`} data-testid="traffic-view">
-      <ExchangeToolbar
-        form={form}
-        seen={seen}
-        connection={captured.connection}
-        capture={captured.capture}
-        shown={rows.length}
-        running={running}
-        onFilter={(patch) => setForm((f) => ({ ...f, ...patch }))}
-        onExport={(format) => onExport(format)}
-        onClear={onClear}
-      />
-      {problem !== null || captured.error !== null ? (
-        <p className="field__problem" data-testid="traffic-problem">
-          {problem ?? captured.error}
-        </p>
-      ) : null}
-      {rows.length === 0 && !captured.loading ? (
-        <p className="muted empty" data-testid="traffic-empty">
-          Every request to /v1 shows up here as it happens, from this window, IDE tools and scripts alike, refused ones
-          included (requests of this key&apos;s organization).
-        </p>
-      ) : null}
-      <ExchangeTable rows={rows} selectedId={selectedId} stopNotes={stopNotes} onSelect={setSelectedId} onStop={onStop} />
-      {captured.hasOlder ? (
-        <button type="button" className="button button--small" onClick={captured.loadOlder} data-testid="traffic-load-older">
-          Load older
-        </button>
-      ) : null}
-      {session !== null ? (
-        <SessionPanel
-          client={client}
-          session={session}
-          version={rows.filter((row) => row.session === session).length}
-          onSelect={(id) => {
-            setSession(null)
-            setSelectedId(id)
-          }}
-          onClose={() => setSession(null)}
+    <TrafficLayout
+      toolbar={
+        <TrafficToolbar
+          connection={captured.connection}
+          count={`${rows.length} shown · ${running} running`}
+          status={
+            <span className="muted" data-testid="capture-status" data-mode={captured.capture?.mode ?? ''}>
+              {captureText(captured.capture)}
+            </span>
+          }
+          actions={
+            <>
+              <button type="button" className="button button--small" onClick={() => onExport('har')} title="HAR 1.2 of every exchange the filters select" data-testid="traffic-export-har">
+                HAR
+              </button>
+              <button type="button" className="button button--small" onClick={() => onExport('jsonl')} title="JSON Lines of every exchange the filters select" data-testid="traffic-export-jsonl">
+                JSONL
+              </button>
+            </>
+          }
+          clearTitle="Delete every captured exchange of this organization"
+          onClear={onClear}
+        >
+          <CapturedFilters form={form} seen={seen} onFilter={(patch) => setForm((f) => ({ ...f, ...patch }))} />
+        </TrafficToolbar>
+      }
+      notes={
+        problem !== null || captured.error !== null ? (
+          <p className="field__problem" data-testid="traffic-problem">
+            {problem ?? captured.error}
+          </p>
+        ) : null
+      }
+      empty={
+        rows.length === 0 && !captured.loading ? (
+          <p className="muted empty" data-testid="traffic-empty">
+            Every request to /v1 shows up here as it happens, from this window, IDE tools and scripts alike, refused ones included (requests of this key&apos;s
+            organization).
+          </p>
+        ) : null
+      }
+      table={
+        <TrafficTable
+          label="Exchanges"
+          columns={EXCHANGE_COLUMNS}
+          rows={rows}
+          facts={exchangeFacts}
+          selectedKey={selectedId}
+          onSelect={setSelectedId}
+          stops={stops}
         />
-      ) : selected !== undefined ? (
-        <SelectedExchange client={client} summary={selected} onOpenInPlayground={onOpenCaptured} onExport={onExport} onOpenSession={setSession} />
-      ) : null}
-    </div>
+      }
+      more={
+        captured.hasOlder ? (
+          <button type="button" className="button button--small" onClick={captured.loadOlder} data-testid="traffic-load-older">
+            Load older
+          </button>
+        ) : null
+      }
+      detail={
+        session !== null ? (
+          <SessionPanel
+            client={client}
+            session={session}
+            version={rows.filter((row) => row.session === session).length}
+            onSelect={(id) => {
+              setSession(null)
+              setSelectedId(id)
+            }}
+            onClose={() => setSession(null)}
+          />
+        ) : selected !== undefined ? (
+          <SelectedExchange client={client} summary={selected} onOpenInPlayground={onOpenCaptured} onExport={onExport} onOpenSession={setSession} />
+        ) : null
+      }
+    />
   )
 }
 
@@ -135,7 +184,7 @@ function SelectedExchange({
   onExport,
 }: {
   client: GatewayClient
-  summary: ReturnType<typeof useCapturedTraffic>['rows'][number]
+  summary: ExchangeSummary
   onOpenInPlayground(exchange: Exchange): void
   onOpenSession(session: string): void
   onExport(format: 'har' | 'jsonl', id: string): void
@@ -151,4 +200,66 @@ function SessionPanel({ client, session, version, onSelect, onClose }: { client:
   if (state.kind === 'loading') return <p className="muted">Comparing the session&apos;s prompts…</p>
   if (state.kind === 'failed') return <p className="field__problem">Could not compare the session&apos;s prompts: {state.message}</p>
   return <SessionView prefixes={state.prefixes} onSelect={onSelect} onClose={onClose} />
+}
+
+/** Traffic from the telemetry stream alone: events, no bodies (capture is off). */
+function TelemetryTraffic({ traffic, localRunIds, onOpenRun, onOpenInPlayground, stops }: TrafficViewProps & { stops: StopNotes }) {
+  const [filter, setFilter] = useState<TrafficFilter>(noTrafficFilter)
+  const [selectedKey, setSelectedKey] = useState<string | null>(null)
+  const all = traffic.state.rows
+  const rows = useMemo(() => visibleRows(all, filter), [all, filter])
+  const models = useMemo(() => modelsSeen(all), [all])
+  const running = useMemo(() => all.filter((row) => row.status === 'running').length, [all])
+  const columns = useMemo(() => telemetryColumns(new Set(localRunIds.keys())), [localRunIds])
+  const selected = all.find((row) => row.key === selectedKey)
+  const selectedRun = selected === undefined ? undefined : localRunIds.get(selected.id)
+
+  return (
+    <TrafficLayout
+      toolbar={
+        <TrafficToolbar
+          connection={traffic.connection}
+          count={`${rows.length} of ${all.length} requests · ${running} running`}
+          clearTitle="Empty this list (the gateway keeps nothing: capture is off)"
+          onClear={traffic.clear}
+        >
+          <TelemetryFilters filter={filter} models={models} onFilter={(patch) => setFilter((f) => ({ ...f, ...patch }))} />
+        </TrafficToolbar>
+      }
+      notes={
+        <p className="muted" data-testid="capture-off">
+          Capture is off, so Traffic shows each request&apos;s events but not its bodies or frames. <code>mortar serve --capture memory</code> (the default) or{' '}
+          <code>disk</code> keeps them.
+        </p>
+      }
+      empty={
+        all.length === 0 ? (
+          <p className="muted empty" data-testid="traffic-empty">
+            Every request through this gateway shows up here as it happens, from this window, IDE tools and scripts alike (requests of this key&apos;s
+            organization).
+          </p>
+        ) : null
+      }
+      table={
+        <TrafficTable
+          label="Requests"
+          columns={columns}
+          rows={rows}
+          facts={telemetryFacts}
+          selectedKey={selectedKey}
+          onSelect={setSelectedKey}
+          stops={stops}
+        />
+      }
+      detail={
+        selected !== undefined ? (
+          <TelemetryDetail
+            row={selected}
+            onOpenInInspector={selectedRun === undefined ? undefined : () => onOpenRun(selectedRun)}
+            onOpenInPlayground={selectedRun === undefined ? undefined : () => onOpenInPlayground(selectedRun)}
+          />
+        ) : null
+      }
+    />
+  )
 }

@@ -1,78 +1,81 @@
-import type { TrafficRow } from '../../logic/telemetry/traffic-table'
-import { formatClock, formatCost, formatMs } from '../../lib/format'
-import { fixedColumn, gridStyle, growingColumn, type GridColumn } from '../../lib/grid-columns'
+import { Fragment, type ReactElement } from 'react'
+import { gridStyle, type GridColumn } from '../../lib/grid-columns'
+import type { StopNotes } from '../../hooks/use-stop-notes'
 import { VirtualList } from '../common/VirtualList'
 import { TableHeaderRow } from './TableHeaderRow'
 
 const ROW_HEIGHT = 30
 
-interface TrafficTableProps {
-  rows: readonly TrafficRow[]
-  selectedKey: string | null
-  /** Completion IDs of requests this window sent (they can be opened in the inspector). */
-  localIds: ReadonlySet<string>
-  stopNotes: Readonly<Record<string, string>>
-  onSelect(key: string): void
-  onStop(id: string): void
+/** A column: its title and grid track, and its cell of a row — one element, the grid item. */
+export interface TrafficColumn<Row> extends GridColumn {
+  cell(row: Row): ReactElement
 }
 
-// Stop sits next to the status it changes, so it is in view without scrolling sideways.
-const COLUMNS: readonly GridColumn[] = [
-  fixedColumn('Time', 88),
-  fixedColumn('Status', 120),
-  fixedColumn('', 56),
-  growingColumn('Client', 80, 1),
-  // Model is wide enough for a whole catalog id (Qwen/Qwen2.5-7B-Instruct), and the columns' least
-  // widths still add up to less than a 1280 px window.
-  growingColumn('Model', 180, 1.6),
-  growingColumn('Session', 120, 1.2),
-  fixedColumn('TTFT', 70),
-  fixedColumn('Duration', 76),
-  fixedColumn('Tokens (in/out)', 90),
-  fixedColumn('Usage', 64),
-  fixedColumn('Cost', 64),
-  growingColumn('Served by', 60, 0.6),
-  fixedColumn('Dedupe', 56),
-]
-const GRID = gridStyle(COLUMNS)
-/** Why a cost is "—": the gateway prices only models that have a price in config.json. */
-export const NO_PRICE = 'No cost: this model has no price in config.json (models[].price, docs/configuration.md)'
+/** What the table needs to know of a row beyond its cells. */
+export interface TrafficRowFacts {
+  /** Unique among the rows: what selection and React's key use. */
+  key: string
+  /** The completion ID to stop, while the row's generation runs; null otherwise. */
+  stoppable: string | null
+  /** The completion ID whose stop note the row shows once it is not running. */
+  completionId: string | null
+  /** `data-*` attributes tests and styles read (outcome, status). */
+  attributes: Readonly<Record<`data-${string}`, string>>
+}
 
-export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect, onStop }: TrafficTableProps) {
+interface TrafficTableProps<Row> {
+  label: string
+  /** The first two are Time and Status: Stop follows them, next to the status it changes. */
+  columns: readonly TrafficColumn<Row>[]
+  rows: readonly Row[]
+  facts(row: Row): TrafficRowFacts
+  selectedKey: string | null
+  stops: StopNotes
+  onSelect(key: string): void
+}
+
+const STOP_AFTER = 2
+const STOP_COLUMN: GridColumn = { title: '', track: '56px', min: 56 }
+
+/** Every request Traffic lists, newest first: one row each, virtualized, with Stop beside its status. */
+export function TrafficTable<Row>({ label, columns, rows, facts, selectedKey, stops, onSelect }: TrafficTableProps<Row>) {
+  const before = columns.slice(0, STOP_AFTER)
+  const after = columns.slice(STOP_AFTER)
+  const grid: readonly GridColumn[] = [...before, STOP_COLUMN, ...after]
   return (
-    <div className="traffic" role="table" aria-label="Requests" style={GRID}>
+    <div className="traffic" role="table" aria-label={label} style={gridStyle(grid)}>
       <VirtualList
         testId="traffic-table"
-        header={<TableHeaderRow columns={COLUMNS} />}
+        header={<TableHeaderRow columns={grid} />}
         count={rows.length}
         rowHeight={ROW_HEIGHT}
         renderRow={(index) => {
           const row = rows[index]
           if (row === undefined) return null
-          const note = stopNotes[row.id]
+          const { key, stoppable, completionId, attributes } = facts(row)
+          const note = completionId === null ? undefined : stops.notes[completionId]
           return (
             <div
-              key={row.key}
+              key={key}
               role="row"
-              className={`traffic__row ${row.key === selectedKey ? 'traffic__row--selected' : ''}`}
+              className={`traffic__row ${key === selectedKey ? 'traffic__row--selected' : ''}`}
               style={{ height: ROW_HEIGHT }}
-              onClick={() => onSelect(row.key)}
+              onClick={() => onSelect(key)}
               data-testid="traffic-row"
-              data-id={row.id}
-              data-status={row.status}
+              data-id={key}
+              {...attributes}
             >
-              <span>{formatClock(row.at)}</span>
-              <span className={`status status--${row.status}`} data-testid="traffic-status">
-                {row.status}
-              </span>
+              {before.map((column, i) => (
+                <Fragment key={i}>{column.cell(row)}</Fragment>
+              ))}
               <span>
-                {row.status === 'running' ? (
+                {stoppable !== null ? (
                   <button
                     type="button"
                     className="button button--small button--danger"
                     onClick={(e) => {
                       e.stopPropagation()
-                      onStop(row.id)
+                      stops.onStop(stoppable)
                     }}
                     data-testid="traffic-stop"
                   >
@@ -84,28 +87,9 @@ export function TrafficTable({ rows, selectedKey, localIds, stopNotes, onSelect,
                   </span>
                 ) : null}
               </span>
-              <span
-                className="traffic__client"
-                data-testid="traffic-client"
-                data-local={localIds.has(row.id)}
-                title={`${row.keyName === null ? 'Accepted before this view subscribed: its key is not known' : `Sent with the API key "${row.keyName}"`}${localIds.has(row.id) ? ', from this window' : ''}`}
-              >
-                <span data-testid="traffic-key-name">{row.keyName ?? '—'}</span>
-                {localIds.has(row.id) ? <span className="tag" data-testid="traffic-this-window">this window</span> : null}
-              </span>
-              <span title={row.model}>{row.model}</span>
-              <span title={row.session} data-testid="traffic-session">
-                {row.session}
-              </span>
-              <span>{formatMs(row.ttftMs)}</span>
-              <span>{formatMs(row.durationMs)}</span>
-              <span>{row.usage === null ? '—' : `${row.usage.prompt_tokens} / ${row.usage.completion_tokens}`}</span>
-              <span title="upstream: the model server's count; estimate: Mortar's">{row.usageSource ?? '—'}</span>
-              <span title={row.costUsd === null ? NO_PRICE : undefined} data-testid="traffic-cost">
-                {formatCost(row.costUsd)}
-              </span>
-              <span title={row.upstream ?? row.deployment ?? ''}>{row.upstream ?? row.deployment ?? '—'}</span>
-              <span>{row.dedupe ?? '—'}</span>
+              {after.map((column, i) => (
+                <Fragment key={STOP_AFTER + i}>{column.cell(row)}</Fragment>
+              ))}
             </div>
           )
         }}

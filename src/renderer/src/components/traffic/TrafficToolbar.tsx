@@ -1,61 +1,48 @@
-import type { TrafficFilter } from '../../logic/telemetry/traffic-table'
-import type { TrafficConnection } from '../../hooks/use-traffic'
+import type { ReactNode } from 'react'
+import type { StreamConnection } from '../../lib/follow-event-stream'
 
 interface TrafficToolbarProps {
-  filter: TrafficFilter
-  models: string[]
-  connection: TrafficConnection
-  shown: number
-  total: number
-  running: number
-  onFilter(patch: Partial<TrafficFilter>): void
+  connection: StreamConnection
+  /** The filters, after the live state. */
+  children: ReactNode
+  /** "n shown · m running". */
+  count: string
+  /** Said after the count: what is kept (the capture store), or why not. */
+  status?: ReactNode
+  /** Buttons before Clear (exports). */
+  actions?: ReactNode
+  clearTitle: string
   onClear(): void
 }
 
-function connectionText(connection: TrafficConnection): string {
+export function connectionText(connection: StreamConnection): string {
   switch (connection.kind) {
     case 'connecting':
-      return 'Connecting to /v1/telemetry…'
+      return 'Connecting…'
     case 'live':
       return 'Live'
     case 'reconnecting':
       return `Reconnecting in ${Math.round(connection.inMs / 1000)} s (${connection.reason})`
     case 'refused':
-      return 'The gateway refused this key'
+      return `Not connected: ${connection.reason}`
   }
 }
 
-export function TrafficToolbar({ filter, models, connection, shown, total, running, onFilter, onClear }: TrafficToolbarProps) {
+/** Traffic's bar: whether the list is live, its filters, how many rows it shows, and Clear. */
+export function TrafficToolbar({ connection, children, count, status, actions, clearTitle, onClear }: TrafficToolbarProps) {
   return (
-    <div className="toolbar">
+    <div className="toolbar" data-testid="traffic-toolbar">
       <span className={`live live--${connection.kind}`} data-testid="traffic-connection" data-state={connection.kind}>
         {connectionText(connection)}
       </span>
-      <input
-        type="search"
-        placeholder="Filter by session"
-        value={filter.session}
-        onChange={(e) => onFilter({ session: e.target.value })}
-        data-testid="traffic-filter-session"
-        aria-label="Filter by session"
-      />
-      <select value={filter.model} onChange={(e) => onFilter({ model: e.target.value })} data-testid="traffic-filter-model" aria-label="Filter by model">
-        <option value="">All models</option>
-        {models.map((model) => (
-          <option key={model} value={model}>
-            {model}
-          </option>
-        ))}
-      </select>
-      <label className="check">
-        <input type="checkbox" checked={filter.runningOnly} onChange={(e) => onFilter({ runningOnly: e.target.checked })} data-testid="traffic-filter-running" />
-        running only
-      </label>
+      {children}
       <span className="spacer" />
       <span className="muted" data-testid="traffic-count">
-        {shown} of {total} requests · {running} running
+        {count}
       </span>
-      <button type="button" className="button button--small" onClick={onClear}>
+      {status}
+      {actions}
+      <button type="button" className="button button--small" onClick={onClear} title={clearTitle} data-testid="traffic-clear">
         Clear
       </button>
     </div>

@@ -1,5 +1,6 @@
 import type { Usage } from '../../../../shared/api/chat-response'
 import { telemetryEventSchema, type RequestEndedEvent, type TelemetryEvent } from '../../../../shared/api/telemetry'
+import { eventParser } from '../event-parser'
 
 /**
  * The traffic view's table, folded from `GET /v1/telemetry` events (docs/telemetry.md): one row
@@ -182,11 +183,4 @@ export function modelsSeen(rows: readonly TrafficRow[]): string[] {
 }
 
 /** Parse one `data:` line of the telemetry stream; undefined for anything that is not an event. */
-export function parseTelemetryEvent(data: string): TelemetryEvent | undefined {
-  try {
-    const parsed = telemetryEventSchema.safeParse(JSON.parse(data))
-    return parsed.success ? parsed.data : undefined
-  } catch {
-    return undefined
-  }
-}
+export const parseTelemetryEvent = eventParser(telemetryEventSchema)

@@ -2,7 +2,7 @@ import type { TrafficRow } from '../../logic/telemetry/traffic-table'
 import { formatClock } from '../../lib/format'
 import { OptimizerReportView, ToolSelectorReportView } from '../inspector/ReportViews'
 
-interface TrafficDetailProps {
+interface TelemetryDetailProps {
   row: TrafficRow
   /** Set when this window sent the request: its frames are in the inspector. */
   onOpenInInspector?: (() => void) | undefined
@@ -10,7 +10,7 @@ interface TrafficDetailProps {
 }
 
 /** One request of the telemetry stream: its events, reports and ending. */
-export function TrafficDetail({ row, onOpenInInspector, onOpenInPlayground }: TrafficDetailProps) {
+export function TelemetryDetail({ row, onOpenInInspector, onOpenInPlayground }: TelemetryDetailProps) {
   return (
     <section className="traffic-detail" data-testid="traffic-detail">
       <header className="inspector__head">

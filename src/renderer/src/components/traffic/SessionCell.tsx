@@ -1,0 +1,38 @@
+import { useState } from 'react'
+import { GENERATED_SESSION_PREFIX } from '../../../../shared/api/session'
+
+/** How much of a generated session id a row shows: its prefix and its last characters. */
+const TAIL = 6
+
+/**
+ * A session in a table row. A session Mortar made up (`sess_` and 24 hex digits) differs only at
+ * random places, so it shows as `sess_…` and its last digits, enough to tell rows apart; a named
+ * one shows as named. The whole id is in the tooltip and one click of the copy button away.
+ */
+export function SessionCell({ session }: { session: string | null }) {
+  const [copied, setCopied] = useState(false)
+  if (session === null) return <span data-testid="traffic-session">—</span>
+  const generated = session.startsWith(GENERATED_SESSION_PREFIX) && session.length > GENERATED_SESSION_PREFIX.length + TAIL
+  const shown = generated ? `${GENERATED_SESSION_PREFIX}…${session.slice(-TAIL)}` : session
+  return (
+    <span className="traffic__session" title={generated ? `${session} (made by Mortar: the request named no session)` : session} data-testid="traffic-session" data-session={session}>
+      <span className="traffic__session-text">{shown}</span>
+      <button
+        type="button"
+        className="traffic__copy"
+        aria-label={`Copy the session id ${session}`}
+        title={copied ? 'Copied' : 'Copy the session id'}
+        onClick={(e) => {
+          e.stopPropagation()
+          navigator.clipboard.writeText(session).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }}
+        data-testid="traffic-session-copy"
+      >
+        {copied ? '✓' : '⧉'}
+      </button>
+    </span>
+  )
+}

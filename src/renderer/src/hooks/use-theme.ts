@@ -1,7 +1,7 @@
 import { useEffect } from 'react'
 import type { UiSettings } from '../../../shared/desktop-settings'
 
-/** Light and dark follow the OS (styles.css) unless settings pick one. */
+/** Light and dark follow the OS (styles/theme.css) unless settings pick one. */
 export function useTheme(theme: UiSettings['theme'] | undefined): void {
   useEffect(() => {
     const root = document.documentElement

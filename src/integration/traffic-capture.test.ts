@@ -172,6 +172,15 @@ describe('capture with real clients', () => {
     expect(response.status).toBe(404)
     expect(await captured(gw, id)).toMatchObject({ method: 'GET', endpoint: '/v1/nothing-here', outcome: 'refused', error: { code: 'unknown_route' } })
   })
+
+  it('a route Express serves under /v1 keeps its whole path (GET /v1/models, not /models)', async () => {
+    const id = requestId()
+    const response = await fetch(`${gw.url}/v1/models?x=1`, { headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': id } })
+    expect(response.status).toBe(200)
+    const exchange = await captured(gw, id)
+    expect(exchange).toMatchObject({ method: 'GET', endpoint: '/v1/models', outcome: 'finished' })
+    expect(exchange.request.url).toBe('/v1/models?x=1')
+  })
 })
 
 describe('capture of an upstream deployment', () => {

@@ -45,7 +45,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     id: recorder.id,
     started_at: new Date(recorder.startedAt).toISOString(),
     method: req.method ?? 'GET',
-    endpoint: pathOf(req.url),
+    endpoint: pathOf(recorder.url),
     status,
     outcome: final ? outcomeOf(status, isStream, res.writableFinished, generation, error) : 'in_progress',
     finish_reason: generation?.record.finishReason ?? null,
@@ -67,7 +67,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     truncated: null,
     size_bytes: 0,
     request: {
-      url: req.url ?? '',
+      url: recorder.url,
       headers,
       body: recorder.requestBody === undefined ? '' : redactBody(typeof recorder.requestBody === 'string' ? recorder.requestBody : recorder.requestBody.toString('utf8'), secrets),
     },

@@ -87,6 +87,11 @@ export class ExchangeRecorder implements UpstreamObserver {
   watchers: Set<ExchangeWatcher> | undefined
   private announced = false
   private responding = false
+  /**
+   * Path and query as requested, read when the request arrives: Express rewrites `req.url` to
+   * the part below a router's mount point (`/models` under `/v1`) before the record is built.
+   */
+  readonly url: string
 
   constructor(
     readonly req: IncomingMessage,
@@ -95,6 +100,7 @@ export class ExchangeRecorder implements UpstreamObserver {
   ) {
     // Frames of both sides share the exchange's budget; bodies are cut to fit when it is built.
     this.frames = new FrameLog(hooks.maxExchangeBytes() / 2)
+    this.url = req.url ?? ''
     recorders.set(req, this)
     const write = res.write as Write
     const end = res.end as End

@@ -13,12 +13,14 @@ const TOOLS = JSON.stringify(
 
 let server: MortarServer
 
-test.beforeAll(async () => {
+// A gateway of its own per theme, so both themes show the same requests (Traffic lists every
+// request the gateway captured, and the UI's own calls to /v1 are among them).
+test.beforeEach(async () => {
   // Paced, so the inspector shows frames arriving over time.
   server = await startMortarServer({ args: ['--scripted-tps', '60'] })
 })
 
-test.afterAll(async () => {
+test.afterEach(async () => {
   await server?.stop()
 })
 
@@ -48,7 +50,13 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished', { timeout: 20_000 })
     await page.getByTestId('nav-traffic').click()
     await expect(page.getByTestId('traffic-view')).toBeVisible()
-    await expect(page.getByTestId('traffic-row')).toHaveCount(3)
+    // At least the three completions (the UI's own calls to /v1 are captured too), all ended.
+    const completions = page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-endpoint').getByText('/v1/chat/completions', { exact: true }) })
+    await expect(completions).toHaveCount(3)
+    await expect(page.locator('[data-testid="traffic-row"][data-outcome="in_progress"]')).toHaveCount(0)
+    // The tool call open below the list, in the same inspector the playground uses.
+    await completions.filter({ has: page.getByTestId('traffic-session').getByText('weather-agent', { exact: true }) }).click()
+    await expect(page.getByTestId('traffic-detail').getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished')
     await shot(page, `traffic-${theme}.png`)
 
     await page.getByTestId('nav-settings').click()

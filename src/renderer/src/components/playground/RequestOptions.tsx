@@ -33,7 +33,7 @@ export function RequestOptions({ form, toolNames, problems, onChange, defaultMax
     <fieldset className="options">
       <legend>Options</legend>
       <div className="options__grid">
-        <Field label="max_tokens" problems={problems.maxTokens} hint="blank: the model's default, lowered to fit the window">
+        <Field label="max_tokens" problems={problems.maxTokens} hint="blank: the model's default, lowered to fit the window" wide>
           <input
             inputMode="numeric"
             value={form.maxTokens}

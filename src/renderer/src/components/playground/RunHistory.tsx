@@ -1,11 +1,11 @@
 import { useExchange } from '../../hooks/use-exchange'
 import type { ExchangeRun } from '../../lib/exchange-run'
 
+/** The last message's text: the row's CSS cuts it to the room there is, the tooltip has it whole. */
 function excerpt(body: Record<string, unknown>): string {
-  const messages = Array.isArray(body.messages) ? (body.messages as Array<{ content?: unknown }>) : []
-  const last = messages.at(-1)?.content
-  const text = typeof last === 'string' ? last : ''
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text || '(empty)'
+  const last: unknown = Array.isArray(body.messages) ? body.messages.at(-1) : undefined
+  const content = typeof last === 'object' && last !== null && 'content' in last ? last.content : undefined
+  return typeof content === 'string' && content !== '' ? content : '(empty)'
 }
 
 function HistoryItem({ run, selected, onSelect }: { run: ExchangeRun; selected: boolean; onSelect(): void }) {
@@ -21,7 +21,9 @@ function HistoryItem({ run, selected, onSelect }: { run: ExchangeRun; selected: 
       >
         <span className={`dot dot--${outcome.kind}`} aria-hidden />
         <span>{new Date(exchange.sentAt).toLocaleTimeString(undefined, { hour12: false })}</span>
-        <span className="history__text">{excerpt(exchange.request.body)}</span>
+        <span className="history__text" title={excerpt(exchange.request.body)}>
+          {excerpt(exchange.request.body)}
+        </span>
         <span className="muted">{outcome.kind}</span>
       </button>
     </li>

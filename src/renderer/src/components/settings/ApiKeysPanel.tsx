@@ -35,7 +35,7 @@ function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: Cr
         setName('')
       }}
     >
-      <input value={name} placeholder="Name, e.g. continue-laptop" maxLength={100} onChange={(e) => setName(e.target.value)} aria-label="Key name" data-testid="key-name" />
+      <input value={name} placeholder="Name, e.g. continue-laptop" size={28} maxLength={100} onChange={(e) => setName(e.target.value)} aria-label="Key name" data-testid="key-name" />
       <select value={role} onChange={(e) => setRole(e.target.value as KeyRole)} aria-label="Role" data-testid="key-role">
         {[...KEY_ROLES].reverse().map((r) => (
           <option key={r} value={r}>

@@ -31,8 +31,18 @@ export function SessionCell({ session }: { session: string | null }) {
         }}
         data-testid="traffic-session-copy"
       >
-        {copied ? '✓' : '⧉'}
+        {copied ? '✓' : <CopyIcon />}
       </button>
     </span>
+  )
+}
+
+/** Two overlapping sheets, drawn (a font may have no glyph for a copy symbol). */
+function CopyIcon() {
+  return (
+    <svg width="11" height="11" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.6" aria-hidden>
+      <rect x="5" y="5" width="9" height="9" rx="1.5" />
+      <path d="M11 5V3.5A1.5 1.5 0 0 0 9.5 2h-6A1.5 1.5 0 0 0 2 3.5v6A1.5 1.5 0 0 0 3.5 11H5" />
+    </svg>
   )
 }

@@ -11,7 +11,11 @@ function outcomeText(row: ExchangeSummary): string {
   return row.outcome === 'in_progress' ? 'running' : row.outcome
 }
 
-/** The captured exchanges' columns (the traffic API's summaries). Stop follows Time and Status. */
+/**
+ * The captured exchanges' columns (the traffic API's summaries). Stop follows Time and Status.
+ * Model fits a whole catalog id (Qwen/Qwen2.5-7B-Instruct) and Outcome `finished · tool_calls`;
+ * the least widths add up to less than a 1280 px window, so every title is whole there.
+ */
 export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
   { ...fixedColumn('Time', 88), cell: (row) => <span>{formatClock(row.started_at)}</span> },
   {
@@ -23,7 +27,7 @@ export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
     ),
   },
   {
-    ...fixedColumn('Endpoint', 150),
+    ...fixedColumn('Endpoint', 140),
     cell: (row) => (
       <span title={`${row.method} ${row.endpoint}`} data-testid="traffic-endpoint">
         {row.method === 'POST' ? '' : `${row.method} `}
@@ -32,7 +36,7 @@ export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
     ),
   },
   {
-    ...growingColumn('Model', 120, 1.4),
+    ...growingColumn('Model', 170, 1.4),
     cell: (row) => (
       <span title={row.model ?? ''} data-testid="traffic-model">
         {row.model ?? '—'}
@@ -40,7 +44,7 @@ export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
     ),
   },
   {
-    ...growingColumn('Client', 96, 1),
+    ...growingColumn('Client', 80, 1),
     cell: (row) => (
       <span
         title={row.client.kind === 'key' ? `Sent with the API key "${row.client.label}" (${row.client.key_hint ?? ''})` : `Refused credential: ${row.client.key_hint ?? 'none sent'}`}
@@ -51,13 +55,13 @@ export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
       </span>
     ),
   },
-  { ...growingColumn('Session', 120, 1), cell: (row) => <SessionCell session={row.session} /> },
+  { ...growingColumn('Session', 110, 1), cell: (row) => <SessionCell session={row.session} /> },
   { ...fixedColumn('TTFT', 70), cell: (row) => <span data-testid="traffic-ttft">{formatMs(row.ttft_ms)}</span> },
   { ...fixedColumn('Duration', 76), cell: (row) => <span>{formatMs(row.duration_ms)}</span> },
   { ...fixedColumn('Tokens (in/out)', 100), cell: (row) => <TokensCell usage={row.usage} source={row.usage_source} /> },
   { ...fixedColumn('Cached', 60), cell: (row) => <span title="Prompt tokens the model server said it served from its prefix cache">{row.cached_tokens ?? '—'}</span> },
   {
-    ...fixedColumn('Outcome', 110),
+    ...fixedColumn('Outcome', 130),
     cell: (row) => (
       <span className={`status status--${row.outcome}`} title={row.error?.message ?? outcomeText(row)} data-testid="traffic-outcome">
         {outcomeText(row)}

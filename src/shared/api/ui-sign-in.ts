@@ -10,7 +10,8 @@ export const UI_SIGN_IN_FRAGMENT = 'code'
 
 export const uiSignInRequestSchema = z.object({ code: z.string().min(1).max(200) })
 
-export interface UiSignInResponse {
+export const uiSignInResponseSchema = z.object({
   /** A per-launch key for this tab only: kept in its sessionStorage, never in a URL. */
-  key: string
-}
+  key: z.string(),
+})
+export type UiSignInResponse = z.output<typeof uiSignInResponseSchema>

@@ -11,8 +11,8 @@ import {
   settingsFromStored,
   type DesktopSettings,
 } from '../../../shared/desktop-settings'
-import type { ErrorEnvelope } from '../../../shared/api/errors'
-import { UI_SIGN_IN_FRAGMENT, UI_SIGN_IN_PATH, type UiSignInResponse } from '../../../shared/api/ui-sign-in'
+import { errorEnvelopeSchema } from '../../../shared/api/errors'
+import { UI_SIGN_IN_FRAGMENT, UI_SIGN_IN_PATH, uiSignInResponseSchema } from '../../../shared/api/ui-sign-in'
 import type { ModelServerCheck, MortarDesktopApi } from '../../../shared/ipc'
 
 export interface Connection {
@@ -80,12 +80,14 @@ async function signIn(code: string): Promise<SignIn> {
     body: JSON.stringify({ code }),
     cache: 'no-store',
   })
-  const body = (await response.json().catch(() => undefined)) as Partial<UiSignInResponse & ErrorEnvelope> | undefined
-  if (response.ok && typeof body?.key === 'string') {
-    sessionStorage.setItem(KEY_STORAGE, body.key)
+  const body: unknown = await response.json().catch(() => undefined)
+  const signedIn = uiSignInResponseSchema.safeParse(body)
+  if (response.ok && signedIn.success) {
+    sessionStorage.setItem(KEY_STORAGE, signedIn.data.key)
     return { ok: true }
   }
-  return { ok: false, problem: body?.error?.message ?? `The gateway refused this UI link (HTTP ${response.status}).` }
+  const refused = errorEnvelopeSchema.safeParse(body)
+  return { ok: false, problem: refused.success ? refused.data.error.message : `The gateway refused this UI link (HTTP ${response.status}).` }
 }
 
 /** Where the gateway is and which key to use, as far as can be known without asking it. */

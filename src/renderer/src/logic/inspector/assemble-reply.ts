@@ -1,7 +1,7 @@
-import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../../../shared/api/chat-response'
-import type { ErrorEnvelope } from '../../../../shared/api/errors'
+import type { ChatCompletion, Usage } from '../../../../shared/api/chat-response'
 import { stoppedByOf, type StoppedBy } from '../../../../shared/api/stream-notes'
 import { readAnthropicEvent } from './anthropic-events'
+import { streamChunkSchema, streamToolPieceSchema, type ReadError, type StreamChunk } from './stream-chunk'
 import type { StreamFrame, TypedEvent } from './stream-frames'
 
 export interface AssembledToolCall {
@@ -25,7 +25,7 @@ export interface AssembledReply {
   toolCalls: AssembledToolCall[]
   finishReason: string | null
   usage: Usage | null
-  error: ErrorEnvelope['error'] | null
+  error: ReadError | null
   sawDone: boolean
   chunks: number
   /** Chunks that carried reply text, reasoning or a tool-call piece. */
@@ -103,7 +103,7 @@ export class ReplyAssembler {
     this.addChunk(frame.chunk, frame)
   }
 
-  private addChunk(chunk: ChatCompletionChunk, frame: StreamFrame): void {
+  private addChunk(chunk: StreamChunk, frame: StreamFrame): void {
     const reply = this.reply
     reply.chunks++
     reply.id ??= typeof chunk.id === 'string' ? chunk.id : null
@@ -153,7 +153,8 @@ export class ReplyAssembler {
     // An Anthropic event adds up as the chunk it amounts to; message_stop ends the stream.
     const anthropic = readAnthropicEvent(event)
     if (anthropic !== undefined) {
-      if (anthropic.chunk !== undefined) this.addChunk(anthropic.chunk, frame)
+      // The reader builds a chat chunk; read back through the chunk schema like any frame's.
+      if (anthropic.chunk !== undefined) this.addChunk(streamChunkSchema.parse(anthropic.chunk), frame)
       if (anthropic.ends) {
         if (reply.sawDone) this.anomaly(`frame ${frame.seq}: a second message_stop`)
         reply.sawDone = true
@@ -219,8 +220,9 @@ export class ReplyAssembler {
     }
   }
 
+  /** A piece of a tool call, from a chat chunk or a Responses event: read by the chunk schema. */
   private addToolPiece(piece: unknown, seq: number): void {
-    const p = piece as { index?: unknown; id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }
+    const p = streamToolPieceSchema.parse(piece)
     if (typeof p.index !== 'number') {
       this.anomaly(`frame ${seq}: a tool-call piece without an index`)
       return

@@ -1,6 +1,6 @@
-import type { ErrorEnvelope } from '../../../../shared/api/errors'
 import type { AssembledReply } from './assemble-reply'
 import type { StreamFrame } from './stream-frames'
+import { readErrorEnvelope, type ReadError } from './stream-chunk'
 
 /** The request as sent, minus the Authorization header (which is never recorded). */
 export interface RecordedRequest {
@@ -65,11 +65,10 @@ export function isEventStream(response: RecordedResponse | null): boolean {
   return (headerValue(response?.headers ?? [], 'content-type') ?? '').includes('text/event-stream')
 }
 
-function parseErrorBody(text: string | null): ErrorEnvelope['error'] | null {
+function parseErrorBody(text: string | null): ReadError | null {
   if (text === null) return null
   try {
-    const value = JSON.parse(text) as Partial<ErrorEnvelope>
-    return typeof value.error === 'object' && value.error !== null ? value.error : null
+    return readErrorEnvelope(JSON.parse(text))
   } catch {
     return null
   }

@@ -1,7 +1,7 @@
-import type { ChatCompletionChunk } from '../../../../shared/api/chat-response'
-import type { ErrorEnvelope } from '../../../../shared/api/errors'
+import { z } from 'zod'
 import { SseDecoder, type SseEvent } from '../../../../shared/sse/sse-decoder'
 import { SseFrameSplitter } from '../../../../shared/sse/sse-frame-splitter'
+import { readErrorEnvelope, streamChunkSchema, type ReadError, type StreamChunk } from './stream-chunk'
 
 /**
  * What a frame of a chat-completion stream is:
@@ -29,19 +29,17 @@ export interface StreamFrame {
   kind: FrameKind
   /** The data of a data event, or the text of a comment. */
   text: string
-  chunk?: ChatCompletionChunk
+  chunk?: StreamChunk
   /** A typed event's JSON (its `type` a string), read as unknown: any server may have sent it. */
   event?: TypedEvent
-  error?: ErrorEnvelope['error']
+  error?: ReadError
 }
 
-export type TypedEvent = Record<string, unknown> & { type: string }
+/** An event that names its own type (the Responses API's); its other fields are read as unknown. */
+const typedEventSchema = z.looseObject({ type: z.string() })
+export type TypedEvent = z.output<typeof typedEventSchema>
 
 type Classified = Pick<StreamFrame, 'kind' | 'text' | 'chunk' | 'event' | 'error'>
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function classifyData(data: string): Classified {
   if (data === '[DONE]') return { kind: 'done', text: data }
@@ -51,17 +49,19 @@ function classifyData(data: string): Classified {
   } catch {
     return { kind: 'invalid', text: data }
   }
-  if (isObject(value) && isObject(value.error)) {
-    return { kind: 'error', text: data, error: value.error as unknown as ErrorEnvelope['error'] }
+  const error = readErrorEnvelope(value)
+  if (error !== null) return { kind: 'error', text: data, error }
+  const chunk = streamChunkSchema.safeParse(value)
+  if (chunk.success) return { kind: 'chunk', text: data, chunk: chunk.data }
+  const typed = typedEventSchema.safeParse(value)
+  if (typed.success) {
+    const event = typed.data
+    if (event.type === 'error' && typeof event.message === 'string') {
+      const field = (v: unknown) => (typeof v === 'string' ? v : null)
+      return { kind: 'error', text: data, error: { message: event.message, type: 'error', param: field(event.param), code: field(event.code) } }
+    }
+    return { kind: 'event', text: data, event }
   }
-  if (isObject(value) && Array.isArray(value.choices)) {
-    return { kind: 'chunk', text: data, chunk: value as unknown as ChatCompletionChunk }
-  }
-  if (isObject(value) && value.type === 'error' && typeof value.message === 'string') {
-    const error = { message: value.message, type: 'error', param: value.param ?? null, code: value.code ?? null }
-    return { kind: 'error', text: data, error: error as unknown as ErrorEnvelope['error'] }
-  }
-  if (isObject(value) && typeof value.type === 'string') return { kind: 'event', text: data, event: value as TypedEvent }
   return { kind: 'invalid', text: data }
 }
 

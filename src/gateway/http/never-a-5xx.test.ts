@@ -53,6 +53,12 @@ const body = fc.record(
   { requiredKeys: [] },
 )
 
+/**
+ * Hundreds of real requests per property: a bound on the machine's speed, not on the gateway's
+ * behaviour (under a shared CI machine's load the default 20 s was not enough on main itself).
+ */
+const FUZZ_TIMEOUT_MS = 180_000
+
 /** Every reply: a documented status, the envelope on errors, no stack trace, no hang. */
 async function expectDocumentedReply(response: Response): Promise<void> {
   const text = await response.text()
@@ -72,7 +78,7 @@ const post = (body: string, headers: Record<string, string> = {}) =>
   })
 
 describe('fuzzed requests', () => {
-  it('bodies: 200 or a 4xx envelope, never a 5xx', async () => {
+  it('bodies: 200 or a 4xx envelope, never a 5xx', { timeout: FUZZ_TIMEOUT_MS }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(body, fc.anything()), async (json) => {
         await expectDocumentedReply(await post(JSON.stringify(json) ?? 'undefined'))
@@ -81,7 +87,7 @@ describe('fuzzed requests', () => {
     )
   })
 
-  it('headers: any value of every header Mortar reads', async () => {
+  it('headers: any value of every header Mortar reads', { timeout: FUZZ_TIMEOUT_MS }, async () => {
     const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 200 })
     const headerValues = fc.record(
       {
@@ -104,7 +110,7 @@ describe('fuzzed requests', () => {
     )
   })
 
-  it('paths and methods: the envelope for anything unknown', async () => {
+  it('paths and methods: the envelope for anything unknown', { timeout: FUZZ_TIMEOUT_MS }, async () => {
     const segment = fc.string({ unit: fc.constantFrom(...'abcxyz019-_.~%20'.split('')), maxLength: 12 })
     await fc.assert(
       fc.asyncProperty(fc.array(segment, { maxLength: 5 }), fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), fc.boolean(), async (segments, method, underV1) => {

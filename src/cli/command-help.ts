@@ -1,3 +1,5 @@
+import { errnoCode } from '../gateway/errno-code'
+import { errorText } from '../shared/narrow'
 import { UsageError } from './cli-io'
 
 /** `--help` or `-h` anywhere before a `--` asks for the command's help instead of running it. */
@@ -44,9 +46,9 @@ export function closestOption(option: string, usage: string): string | undefined
  * option meant if one is close; other errors pass through unchanged.
  */
 export function explainParseError(error: unknown, usage: string): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
-  if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS')) return error
-  const message = (error as Error).message
+  const code = errnoCode(error)
+  if (code === undefined || !code.startsWith('ERR_PARSE_ARGS')) return error
+  const message = errorText(error)
   const unknown = /Unknown option '([^']+)'/.exec(message)?.[1]
   if (unknown !== undefined) {
     const meant = closestOption(unknown, usage)

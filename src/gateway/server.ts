@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { KeyStore } from './auth/key-store'
 import type { ServeOverrides } from './config/build-catalog'
@@ -152,7 +151,8 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     cluster?.close()
     throw error
   })
-  const port = (server.address() as AddressInfo).port
+  const address = server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : options.port
   // The instance is named once its port is known (--port 0 picks one at listen).
   cluster?.join(instanceName(options.cluster?.instance ?? clusterConfig.instance, port), gateway)
   const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host

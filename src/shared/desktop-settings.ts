@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { optimizerModeSchema } from './api/optimizer'
 import { captureModeSchema, DEFAULT_CAPTURE_MODE } from './api/traffic'
+import { isRecord } from './narrow'
 
 /**
  * The desktop app's settings: how main starts the gateway, and the UI's preferences. Main keeps
@@ -72,7 +73,7 @@ export function defaultDesktopSettings(): DesktopSettings {
 export function settingsFromStored(stored: unknown): DesktopSettings {
   const defaults = defaultDesktopSettings()
   const section = <T extends Record<string, unknown>>(schema: z.ZodObject, fallback: T, value: unknown): T => {
-    const source = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
+    const source = isRecord(value) ? value : {}
     const out: Record<string, unknown> = { ...fallback }
     for (const key of Object.keys(fallback)) {
       const field = schema.shape[key]
@@ -81,7 +82,7 @@ export function settingsFromStored(stored: unknown): DesktopSettings {
     }
     return out as T
   }
-  const root = typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {}
+  const root = isRecord(stored) ? stored : {}
   return {
     gateway: section(gatewaySettingsSchema, defaults.gateway, root.gateway),
     ui: section(uiSettingsSchema, defaults.ui, root.ui),

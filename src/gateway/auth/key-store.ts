@@ -15,6 +15,7 @@ import {
   type KeyRecord,
   type Role,
 } from './key-records'
+import { errorText } from '../../shared/narrow'
 
 export interface Principal {
   keyId: string
@@ -292,7 +293,7 @@ export class KeyStore {
     try {
       writeFileAtomic(this.file, JSON.stringify(file, null, 2) + '\n')
     } catch (error) {
-      throw new KeyFileError(`Cannot write the key file ${this.file}: ${(error as Error).message}`)
+      throw new KeyFileError(`Cannot write the key file ${this.file}: ${errorText(error)}`)
     }
     // Re-read at once, so memory and disk cannot disagree (even if the file is spoiled later).
     this.keys.invalidate()

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http'
+import { errorEnvelopeSchema } from '../../shared/api/errors'
 import { MortarHeader } from '../../shared/api/headers'
 import { SseFrameSplitter } from '../../shared/sse/sse-frame-splitter'
 import type {
@@ -51,7 +52,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     finish_reason: generation?.record.finishReason ?? null,
     client,
     org: principal?.org ?? null,
-    request_id: String(res.getHeader('x-request-id') ?? ''),
+    request_id: stringHeader(res.getHeader(MortarHeader.clientRequestId)) ?? '',
     completion_id: stringHeader(res.getHeader(MortarHeader.requestId)),
     model: completion?.model ?? null,
     deployment: completion?.deployment ?? null,
@@ -151,15 +152,18 @@ function upstreamOf(recording: UpstreamRecording, final: boolean): UpstreamExcha
     if (rest.partial !== '') frames.push({ t_ms: last, raw: rest.partial })
   }
   const headers: HeaderPairs = []
-  for (let i = 0; i + 1 < recording.rawHeaders.length; i += 2) headers.push([(recording.rawHeaders[i] as string).toLowerCase(), recording.rawHeaders[i + 1] as string])
+  const raw = recording.rawHeaders
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.push([(raw[i] ?? '').toLowerCase(), raw[i + 1] ?? ''])
   return { replica: recording.replica, body: recording.body, status: recording.status, headers, frames, response_body: recording.responseBody }
 }
 
 /** The frames as recorded when they are all strings (what the SSE writer writes); else decoded copies. */
 function capturedFrames(frames: RecordedFrame[]): CapturedFrame[] {
-  if (frames.every((frame) => typeof frame.raw === 'string')) return frames as CapturedFrame[]
+  if (frames.every(isTextFrame)) return frames
   return frames.map((frame) => ({ t_ms: frame.t_ms, raw: textOf(frame.raw) }))
 }
+
+const isTextFrame = (frame: RecordedFrame): frame is CapturedFrame => typeof frame.raw === 'string'
 
 function textOf(raw: string | Buffer): string {
   return typeof raw === 'string' ? raw : raw.toString('utf8')
@@ -179,16 +183,19 @@ function stringHeader(value: unknown): string | null {
   return typeof value === 'string' ? value : null
 }
 
+/** The error envelope the gateway answered with, read back from the body it sent. */
 function errorOfBody(body: string | null): CapturedError | null {
   if (body === null) return null
+  let json: unknown
   try {
-    const parsed = JSON.parse(body) as { error?: Partial<CapturedError> }
-    const error = parsed.error
-    if (typeof error !== 'object' || error === null || typeof error.message !== 'string') return null
-    return { message: error.message, type: String(error.type ?? ''), param: error.param ?? null, code: error.code ?? null }
+    json = JSON.parse(body)
   } catch {
     return null
   }
+  const parsed = errorEnvelopeSchema.safeParse(json)
+  if (!parsed.success) return null
+  const { message, type, param, code } = parsed.data.error
+  return { message, type: type ?? '', param: param ?? null, code: code ?? null }
 }
 
 /** The path without the query. */

@@ -1,6 +1,16 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { CaptureLimits, Exchange, ExchangeFilter, ExchangeList, ExchangeListQuery, ExchangeSummary } from '../../shared/api/traffic'
+import { z } from 'zod'
+import {
+  exchangeSchema,
+  exchangeSummarySchema,
+  type CaptureLimits,
+  type Exchange,
+  type ExchangeFilter,
+  type ExchangeList,
+  type ExchangeListQuery,
+  type ExchangeSummary,
+} from '../../shared/api/traffic'
 import { matchesFilter, matchesText, searchPattern, summaryOf, type Scope } from './exchange-filter'
 import type { ExchangeStore, StoreStats } from './exchange-store'
 import type { SqliteDatabase, SqliteDriver } from './sqlite-driver'
@@ -12,11 +22,18 @@ export const DATABASE_FILE = 'traffic.sqlite'
 const BATCH_MS = 50
 const DAY_MS = 86_400_000
 
-interface Row {
-  seq: number
-  summary: string
-  body?: string
-}
+/**
+ * The rows the statements read, parsed rather than trusted: the database is a file that another
+ * Mortar version, or a crash, may have left different from what this one writes.
+ */
+const listRowSchema = z.object({ seq: z.number(), summary: z.string(), body: z.string().optional() })
+const bodyRowSchema = z.object({ org: z.string().nullable(), body: z.string() })
+const totalsRowSchema = z.object({ count: z.number(), bytes: z.number() })
+const sizeRowSchema = z.object({ seq: z.number(), size_bytes: z.number() })
+const versionRowSchema = z.object({ version: z.number() })
+
+const exchangeOf = (text: string): Exchange => exchangeSchema.parse(JSON.parse(text))
+const summaryOfRow = (text: string): ExchangeSummary => exchangeSummarySchema.parse(JSON.parse(text))
 
 /**
  * Ended exchanges in SQLite (`<home>/traffic.sqlite`, WAL), kept across restarts within a
@@ -86,14 +103,16 @@ export class DiskStore implements ExchangeStore {
 
   get(scope: Scope, id: string): Exchange | undefined {
     this.flush()
-    const row = this.statements.get.get(id) as { org: string | null; body: string } | undefined
-    if (row === undefined || !(row.org === null ? scope.unattributed : row.org === scope.org)) return undefined
-    return JSON.parse(row.body) as Exchange
+    const found = this.statements.get.get(id)
+    if (found === undefined) return undefined
+    const row = bodyRowSchema.parse(found)
+    if (!(row.org === null ? scope.unattributed : row.org === scope.org)) return undefined
+    return exchangeOf(row.body)
   }
 
   select(scope: Scope, filter: ExchangeFilter, ids: readonly string[] | undefined): Exchange[] {
     if (ids !== undefined) return ids.map((id) => this.get(scope, id)).filter((exchange) => exchange !== undefined)
-    return this.matching(scope, filter, undefined, Infinity, true).map((row) => row.exchange as Exchange)
+    return this.matching(scope, filter, undefined, Infinity, true).flatMap((row) => (row.exchange !== undefined ? [row.exchange] : []))
   }
 
   clear(scope: Scope): number {
@@ -104,7 +123,7 @@ export class DiskStore implements ExchangeStore {
 
   stats(): StoreStats {
     this.flush()
-    const { count, bytes } = this.statements.totals.get() as { count: number; bytes: number }
+    const { count, bytes } = totalsRowSchema.parse(this.statements.totals.get())
     return { exchanges: count, bytes, evicted: this.evicted }
   }
 
@@ -135,11 +154,12 @@ export class DiskStore implements ExchangeStore {
   private enforceLimits(): void {
     const { retention_days: days, max_bytes: maxBytes, max_exchanges: maxExchanges } = this.limits
     if (days !== null) this.evicted += this.statements.expire.run(this.now() - days * DAY_MS).changes
-    let { count, bytes } = this.statements.totals.get() as { count: number; bytes: number }
+    let { count, bytes } = totalsRowSchema.parse(this.statements.totals.get())
     if (count <= maxExchanges && bytes <= maxBytes) return
     let upTo: number | undefined
-    for (const row of this.statements.oldest.iterate() as Iterable<{ seq: number; size_bytes: number }>) {
+    for (const found of this.statements.oldest.iterate()) {
       if (count <= maxExchanges && bytes <= maxBytes) break
+      const row = sizeRowSchema.parse(found)
       upTo = row.seq
       count--
       bytes -= row.size_bytes
@@ -165,11 +185,12 @@ export class DiskStore implements ExchangeStore {
       ...(filter.since !== undefined ? { since: Date.parse(filter.since) } : {}),
       ...(filter.until !== undefined ? { until: Date.parse(filter.until) } : {}),
     }
-    for (const row of statement.iterate(params) as Iterable<Row>) {
-      const summary = JSON.parse(row.summary) as ExchangeSummary
+    for (const stored of statement.iterate(params)) {
+      const row = listRowSchema.parse(stored)
+      const summary = summaryOfRow(row.summary)
       if (!matchesFilter(summary, filter)) continue
-      const exchange = needBody ? (JSON.parse(row.body as string) as Exchange) : undefined
-      if (pattern !== undefined && !matchesText(exchange as Exchange, pattern)) continue
+      const exchange = row.body !== undefined ? exchangeOf(row.body) : undefined
+      if (pattern !== undefined && (exchange === undefined || !matchesText(exchange, pattern))) continue
       found.push({ seq: row.seq, summary, ...(exchange !== undefined ? { exchange } : {}) })
       if (found.length >= limit) break
     }
@@ -179,7 +200,8 @@ export class DiskStore implements ExchangeStore {
 
 function migrate(db: SqliteDatabase): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)')
-  const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined
+  const found = db.prepare('SELECT version FROM schema_version').get()
+  const row = found === undefined ? undefined : versionRowSchema.parse(found)
   if (row !== undefined && row.version > SCHEMA_VERSION) {
     throw new Error(`The traffic database was made by a newer Mortar (schema ${row.version}; this one knows ${SCHEMA_VERSION}). Delete ${DATABASE_FILE} in the home directory, or use --capture memory.`)
   }

@@ -36,10 +36,10 @@ export class FrameLog {
     this.tail.push(frame)
     this.tailSize += size
     while (this.tailSize > this.budget / 2 && this.tailStart < this.tail.length - 1) {
-      const old = this.tail[this.tailStart++] as RecordedFrame
-      this.tailSize -= old.raw.length
+      const oldSize = this.tail[this.tailStart++]?.raw.length ?? 0
+      this.tailSize -= oldSize
       this.dropped++
-      this.droppedSize += old.raw.length
+      this.droppedSize += oldSize
     }
     // Compact now and then, so dropped frames are released.
     if (this.tailStart > 64 && this.tailStart * 2 > this.tail.length) {

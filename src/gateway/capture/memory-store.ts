@@ -7,15 +7,14 @@ interface Entry {
   exchange: Exchange
 }
 
-const RELEASED: Entry = { seq: 0, exchange: undefined as unknown as Exchange }
-
 /**
  * Ended exchanges in memory, oldest first, within a byte budget and a count limit: adding one
  * evicts the oldest until both hold again. An exchange arrives already fitted to the per-exchange
  * limit (truncate-exchange.ts), so one never crowds out the whole store.
  */
 export class MemoryStore implements ExchangeStore {
-  private entries: Entry[] = []
+  /** Entries before `first` are released (undefined) until the next compaction drops their slots. */
+  private entries: Array<Entry | undefined> = []
   /** Index of the oldest live entry: eviction advances it, and the array is compacted now and then. */
   private first = 0
   private nextSeq = 1
@@ -28,10 +27,10 @@ export class MemoryStore implements ExchangeStore {
     this.entries.push({ seq: this.nextSeq++, exchange })
     this.bytes += exchange.size_bytes
     while (this.size > 0 && (this.bytes > this.limits.max_bytes || this.size > this.limits.max_exchanges)) {
-      const oldest = this.entries[this.first] as Entry
+      const oldest = this.entries[this.first]
       // Released at once; the slot itself goes at the next compaction.
-      this.entries[this.first++] = RELEASED
-      this.bytes -= oldest.exchange.size_bytes
+      this.entries[this.first++] = undefined
+      this.bytes -= oldest?.exchange.size_bytes ?? 0
       this.evicted++
     }
     if (this.first > 1024 && this.first * 2 > this.entries.length) {
@@ -54,8 +53,8 @@ export class MemoryStore implements ExchangeStore {
 
   get(scope: Scope, id: string): Exchange | undefined {
     for (let i = this.entries.length - 1; i >= this.first; i--) {
-      const { exchange } = this.entries[i] as Entry
-      if (exchange.id === id) return visibleTo(scope, exchange.org) ? exchange : undefined
+      const exchange = this.entries[i]?.exchange
+      if (exchange?.id === id) return visibleTo(scope, exchange.org) ? exchange : undefined
     }
     return undefined
   }
@@ -66,11 +65,11 @@ export class MemoryStore implements ExchangeStore {
   }
 
   clear(scope: Scope): number {
-    const kept = this.entries.slice(this.first).filter((entry) => !visibleTo(scope, entry.exchange.org))
+    const kept = this.entries.slice(this.first).filter((entry) => entry !== undefined && !visibleTo(scope, entry.exchange.org))
     const deleted = this.size - kept.length
     this.entries = kept
     this.first = 0
-    this.bytes = kept.reduce((sum, entry) => sum + entry.exchange.size_bytes, 0)
+    this.bytes = kept.reduce((sum, entry) => sum + (entry?.exchange.size_bytes ?? 0), 0)
     return deleted
   }
 
@@ -92,8 +91,8 @@ export class MemoryStore implements ExchangeStore {
     const pattern = filter.q === undefined || filter.q === '' ? undefined : searchPattern(filter.q)
     const found: Entry[] = []
     for (let i = this.entries.length - 1; i >= this.first && found.length < limit; i--) {
-      const entry = this.entries[i] as Entry
-      if (entry.seq >= before) continue
+      const entry = this.entries[i]
+      if (entry === undefined || entry.seq >= before) continue
       const { exchange } = entry
       if (!visibleTo(scope, exchange.org) || !matchesFilter(exchange, filter)) continue
       if (pattern !== undefined && !matchesText(exchange, pattern)) continue

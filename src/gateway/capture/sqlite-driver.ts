@@ -1,3 +1,5 @@
+import { errorText } from '../../shared/narrow'
+
 /**
  * The part of better-sqlite3's API the disk store uses, typed here so nothing else depends on the
  * native module. It is loaded only by `--capture disk`: `memory` and `off` never need it.
@@ -31,7 +33,7 @@ export async function loadSqliteDriver(): Promise<SqliteDriver> {
     return module.default ?? (module as unknown as SqliteDriver)
   } catch (error) {
     throw new Error(
-      `--capture disk needs the better-sqlite3 module, which could not be loaded (${(error as Error).message}). ` +
+      `--capture disk needs the better-sqlite3 module, which could not be loaded (${errorText(error)}). ` +
         'Reinstall Mortar (npm ci builds it), or run with --capture memory.',
       { cause: error },
     )

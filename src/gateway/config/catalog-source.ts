@@ -4,6 +4,7 @@ import { buildCatalog, type ServeOverrides } from './build-catalog'
 import { parseConfigFile, type MortarConfig } from './config-file'
 import type { ModelCatalog } from './model-catalog'
 import { WatchedFile } from '../files/watched-file'
+import { errorText } from '../../shared/narrow'
 
 /**
  * The live catalog of a Mortar home: built from `config.json` (or the default when there is
@@ -82,7 +83,7 @@ export class CatalogSource {
       } catch (error) {
         if (strict || this.catalog === undefined) throw error
         this.builtFrom = config // don't retry the same bad config on every request
-        process.stderr.write(`mortar: ${(error as Error).message} Keeping the catalog loaded before.\n`)
+        process.stderr.write(`mortar: ${errorText(error)} Keeping the catalog loaded before.\n`)
       }
     }
     return this.catalog

@@ -43,6 +43,8 @@ export interface DeployedModel extends CatalogModel {
   backend: ModelBackend
 }
 
+const isDeployed = (model: CatalogModel): model is DeployedModel => model.backend !== null
+
 export class ModelCatalog {
   private readonly byId: Map<string, CatalogModel>
 
@@ -55,13 +57,13 @@ export class ModelCatalog {
   resolve(id: string): DeployedModel {
     const model = this.byId.get(id)
     if (model === undefined) throw modelNotFound(id)
-    if (model.backend === null) throw modelNotAvailable(id)
-    return model as DeployedModel
+    if (!isDeployed(model)) throw modelNotAvailable(id)
+    return model
   }
 
   /** Every deployed model, in catalog order. */
   deployed(): DeployedModel[] {
-    return [...this.byId.values()].filter((model): model is DeployedModel => model.backend !== null)
+    return [...this.byId.values()].filter(isDeployed)
   }
 
   /** Every model, deployed or not. */

@@ -3,6 +3,9 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, wri
 import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { z } from 'zod'
+import { errorText } from '../../shared/narrow'
+import { errnoCode } from '../errno-code'
 
 /** How long a writer waits for another one to finish before giving up. */
 export const LOCK_WAIT_MS = 10_000
@@ -24,11 +27,9 @@ export class FileLockError extends Error {
   override name = 'FileLockError'
 }
 
-interface Holder {
-  pid: number
-  host: string
-  token: string
-}
+/** What a lock file holds: who took it, so a stale one can be told from a live one. */
+const holderSchema = z.object({ pid: z.number(), host: z.string(), token: z.string() })
+type Holder = z.output<typeof holderSchema>
 
 /**
  * Run `change` while holding `<path>.lock`, so that read-modify-write cycles on one file, from any
@@ -80,7 +81,7 @@ function* lockAttempts(path: string, options: FileLockOptions): Generator<number
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   } catch (error) {
-    throw new FileLockError(`Cannot create the directory of ${path}: ${(error as Error).message}`)
+    throw new FileLockError(`Cannot create the directory of ${path}: ${errorText(error)}`)
   }
   const deadline = performance.now() + waitMs
   for (let attempt = 0; ; attempt++) {
@@ -108,8 +109,8 @@ function createExclusive(lockPath: string, content: string): boolean {
   try {
     fd = openSync(lockPath, 'wx', 0o600)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw new FileLockError(`Cannot create the lock file ${lockPath}: ${(error as Error).message}`)
+    if (errnoCode(error) === 'EEXIST') return false
+    throw new FileLockError(`Cannot create the lock file ${lockPath}: ${errorText(error)}`)
   }
   try {
     writeSync(fd, content)
@@ -131,15 +132,15 @@ function readLock(lockPath: string): SeenLock | undefined {
     const text = readFileSync(lockPath, 'utf8')
     return { text, holder: parseHolder(text), ageMs }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined // released meanwhile: try again
+    if (errnoCode(error) === 'ENOENT') return undefined // released meanwhile: try again
     throw error
   }
 }
 
 function parseHolder(text: string): Holder | undefined {
   try {
-    const value = JSON.parse(text) as Partial<Holder>
-    if (typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.token === 'string') return value as Holder
+    const holder = holderSchema.safeParse(JSON.parse(text))
+    if (holder.success) return holder.data
   } catch {
     // Empty or partial: its creator is writing it right now, or died doing so (then age decides).
   }
@@ -157,7 +158,7 @@ function isAlive(pid: number): boolean {
     return true
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    return errnoCode(error) === 'EPERM'
   }
 }
 
@@ -191,6 +192,6 @@ function unlinkIfPresent(path: string): void {
   try {
     unlinkSync(path)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if (errnoCode(error) !== 'ENOENT') throw error
   }
 }

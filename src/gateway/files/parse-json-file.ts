@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { firstIssue } from '../../shared/api/first-issue'
+import { errorText } from '../../shared/narrow'
 
 /**
  * Parse a file Mortar reads (config.json, keys.json) against its schema. Errors say which file,
@@ -17,7 +18,7 @@ export function parseJsonFile<S extends z.ZodType>(
   try {
     json = JSON.parse(text)
   } catch (error) {
-    throw makeError(`The ${what} ${path} is not valid JSON (${(error as Error).message}).`)
+    throw makeError(`The ${what} ${path} is not valid JSON (${errorText(error)}).`)
   }
   const parsed = schema.safeParse(json)
   if (!parsed.success) {

@@ -1,5 +1,6 @@
 import { readFileSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs'
 import { basename, dirname } from 'node:path'
+import { errorText } from '../../shared/narrow'
 
 /** With a watcher, how often the file is still checked by `stat`: the bound if its events go missing. */
 export const SAFETY_CHECK_MS = 1_000
@@ -62,7 +63,7 @@ export class WatchedFile<T> {
     } catch (error) {
       if (strict || this.value === undefined) throw error
       this.badIdentity = identity
-      this.report(`${(error as Error).message} Keeping the version loaded before.`)
+      this.report(`${errorText(error)} Keeping the version loaded before.`)
       return this.value
     }
   }

@@ -4,6 +4,7 @@ import { MortarHeader } from '../../shared/api/headers'
 import { GatewayError, internalError } from '../errors'
 import { errorFormatOf } from './error-format'
 import { sendJson } from './send-json'
+import { errnoCode } from '../errno-code'
 
 /**
  * The one place where errors become responses. A GatewayError becomes its endpoint's envelope
@@ -35,7 +36,7 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
 
 function unexpected(error: unknown, method: string, path: string): GatewayError {
   // A client that hangs up while its body is being read is not a gateway fault.
-  if (error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNRESET') return internalError()
+  if (errnoCode(error) === 'ECONNRESET') return internalError()
   process.stderr.write(`mortar: ${method} ${path} failed: ${error instanceof Error ? error.stack : String(error)}\n`)
   return internalError()
 }

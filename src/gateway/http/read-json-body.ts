@@ -3,6 +3,7 @@ import { GatewayError, invalidRequest } from '../errors'
 import { recorderOf } from '../capture/exchange-recorder'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth'
 import { readStream } from './read-stream'
+import { errorText } from '../../shared/narrow'
 
 export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024
 
@@ -48,7 +49,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
     return { value, raw }
   } catch (error) {
     throw invalidRequest(
-      `The request body is not valid JSON: ${(error as Error).message}`,
+      `The request body is not valid JSON: ${errorText(error)}`,
       null,
       'invalid_json',
     )

@@ -59,7 +59,8 @@ export function runRuleset(messages: readonly ChatMessage[], passes: ReadonlySet
   let saved = 0
   let out: ChatMessage[] | undefined
   for (let index = 0; index < messages.length; index++) {
-    const message = messages[index] as ChatMessage
+    const message = messages[index]
+    if (message === undefined) continue
     const content = message.content
     if (content === null || content === '') continue
     const before = Buffer.byteLength(content, 'utf8')

@@ -1,3 +1,5 @@
+import { isRecord } from '../../shared/narrow'
+
 /**
  * JSON as Python's `json.dumps(value, ensure_ascii=False)` writes it, which is what Hugging Face
  * chat templates' `tojson` filter produces: `", "` and `": "` separators, keys in insertion order.
@@ -9,8 +11,8 @@ export function pythonJsonDumps(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'NaN'
   if (typeof value === 'boolean') return value ? 'true' : 'false'
   if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(', ')}]`
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined)
+  if (isRecord(value)) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined)
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}: ${pythonJsonDumps(v)}`).join(', ')}}`
   }
   return 'null'

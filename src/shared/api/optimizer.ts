@@ -28,6 +28,8 @@ export type OptimizeHeaderValue =
 
 export type OptimizeRequest = { ok: true; value: OptimizeHeaderValue } | { ok: false; message: string }
 
+const isOptimizerPass = (name: string): name is OptimizerPass => OPTIMIZER_PASSES.some((pass) => pass === name)
+
 /**
  * `X-Mortar-Optimize`: absent, `off`, `on`, or a comma-separated list of pass names (any case,
  * spaces around names allowed, duplicates ignored). Anything else — an empty value, an unknown
@@ -39,8 +41,8 @@ export function parseOptimizeHeader(raw: string | undefined): OptimizeRequest {
   if (value === 'off') return { ok: true, value: { kind: 'off' } }
   if (value === 'on') return { ok: true, value: { kind: 'on' } }
   const names = value.split(',').map((name) => name.trim())
-  const unknown = names.filter((name) => !(OPTIMIZER_PASSES as readonly string[]).includes(name))
-  if (unknown.length > 0) {
+  const passes = names.filter(isOptimizerPass)
+  if (passes.length < names.length) {
     return {
       ok: false,
       message:
@@ -48,5 +50,5 @@ export function parseOptimizeHeader(raw: string | undefined): OptimizeRequest {
         `Use off, on, or a comma-separated list of pass names from: ${OPTIMIZER_PASSES.join(', ')}.`,
     }
   }
-  return { ok: true, value: { kind: 'passes', passes: [...new Set(names)] as OptimizerPass[] } }
+  return { ok: true, value: { kind: 'passes', passes: [...new Set(passes)] } }
 }

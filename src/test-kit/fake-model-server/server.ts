@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { isRecord } from '../../shared/narrow'
 import { loopbackHost, loopbackUrl, LOOPBACK } from '../loopback'
 import { defaultFakeBehavior, type FakeBehavior, type RecordedRequest } from './behavior'
 import { Pacer, type PacerLateness } from './pacer'
@@ -220,6 +221,4 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown> |
     return undefined
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 

@@ -1,3 +1,5 @@
+import { isRecord } from '../../../shared/narrow'
+
 /**
  * Asking a model server how long its context window is. OpenAI's API has no field for it, so each
  * server family is asked where it says so (docs/api-decisions.md#context-window):
@@ -75,7 +77,7 @@ const PROBES: readonly Probe[] = [
     // `name` is what Ollama before 0.5 read; later versions take `model` and still accept `name`.
     body: (target) => ({ model: target.model, name: target.model }),
     read: (answer) => {
-      const parameters = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>).parameters : undefined
+      const parameters = isRecord(answer) ? answer.parameters : undefined
       const numCtx = typeof parameters === 'string' ? /^\s*num_ctx\s+(\d+)\s*$/m.exec(parameters)?.[1] : undefined
       if (numCtx !== undefined && wholePositive(Number(numCtx))) return { tokens: Number(numCtx), field: 'parameters num_ctx' }
       const info = objectAt(answer, 'model_info')
@@ -147,25 +149,24 @@ async function limitedText(response: Response): Promise<string> {
 }
 
 function objectAt(value: unknown, key: string): Record<string, unknown> | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  const inner = (value as Record<string, unknown>)[key]
-  return typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? (inner as Record<string, unknown>) : undefined
+  const inner = isRecord(value) ? value[key] : undefined
+  return isRecord(inner) ? inner : undefined
 }
 
 /** The list entry for this model (by `id`, `name` or `model`), or the only entry when there is one. */
 function entryFor(answer: unknown, model: string, listKey: string): Record<string, unknown> | undefined {
-  const list = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>)[listKey] : undefined
+  const list = isRecord(answer) ? answer[listKey] : undefined
   if (!Array.isArray(list)) return undefined
-  const entries = list.filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+  const entries = list.filter(isRecord)
   // Ollama lists `llama3.2` as `llama3.2:latest`.
   const names = new Set([model, model.includes(':') ? model : `${model}:latest`])
   const named = entries.find((entry) => [entry.id, entry.name, entry.model].some((name) => typeof name === 'string' && names.has(name)))
   return named ?? (entries.length === 1 ? entries[0] : undefined)
 }
 
-function field(record: Record<string, unknown> | undefined | unknown, key: string, label = key): { tokens: number; field: string } | undefined {
-  if (typeof record !== 'object' || record === null) return undefined
-  const value = (record as Record<string, unknown>)[key]
+function field(record: unknown, key: string, label = key): { tokens: number; field: string } | undefined {
+  if (!isRecord(record)) return undefined
+  const value = record[key]
   return wholePositive(value) ? { tokens: value, field: label } : undefined
 }
 

@@ -1,4 +1,5 @@
 import type { Usage } from '../../../shared/api/chat-response'
+import { isRecord } from '../../../shared/narrow'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { GenerationEvent } from '../model-backend'
 import { ToolCallPieces } from './tool-call-pieces'
@@ -17,11 +18,12 @@ export class UpstreamChunkMapper {
 
   events(chunk: unknown): GenerationEvent[] {
     const events: GenerationEvent[] = []
-    if (typeof chunk !== 'object' || chunk === null) return events
-    const { choices, usage } = chunk as { choices?: unknown; usage?: unknown }
-    const choice = Array.isArray(choices) ? (choices[0] as Record<string, unknown> | undefined) : undefined
+    if (!isRecord(chunk)) return events
+    const { choices, usage } = chunk
+    const first: unknown = Array.isArray(choices) ? choices[0] : undefined
+    const choice = isRecord(first) ? first : undefined
     const delta = choice?.delta
-    if (typeof delta === 'object' && delta !== null) this.deltaEvents(delta as Record<string, unknown>, events)
+    if (isRecord(delta)) this.deltaEvents(delta, events)
     if (typeof choice?.finish_reason === 'string' && choice.finish_reason !== '') {
       this.finished = true
       events.push({ kind: 'finish', reason: choice.finish_reason })
@@ -76,14 +78,12 @@ export function reasoningOf(part: Record<string, unknown>): string | undefined {
  * `null` detail, as SGLang sends, is left out). Anything else in it is not the client's.
  */
 export function upstreamUsage(value: unknown): Usage | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  const u = value as Record<string, unknown>
-  const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details } = u
+  if (!isRecord(value)) return undefined
+  const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details } = value
   if (typeof prompt_tokens !== 'number' || typeof completion_tokens !== 'number' || typeof total_tokens !== 'number') return undefined
   const usage: Usage = { prompt_tokens, completion_tokens, total_tokens }
-  if (isObject(prompt_tokens_details)) usage.prompt_tokens_details = prompt_tokens_details
-  if (isObject(completion_tokens_details)) usage.completion_tokens_details = completion_tokens_details
+  if (isRecord(prompt_tokens_details)) usage.prompt_tokens_details = prompt_tokens_details
+  if (isRecord(completion_tokens_details)) usage.completion_tokens_details = completion_tokens_details
   return usage
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

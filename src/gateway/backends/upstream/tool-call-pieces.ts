@@ -1,5 +1,6 @@
 import type { ToolCallDelta } from '../../../shared/api/chat-response'
 import { randomHex } from '../../random-id'
+import { isRecord } from '../../../shared/narrow'
 
 /**
  * Turns the tool-call pieces of one streamed reply into the pieces clients expect: `index` on
@@ -29,8 +30,8 @@ export class ToolCallPieces {
 
   /** One raw piece from the server, at `position` in its chunk's list; undefined when it is no piece. */
   piece(raw: unknown, position: number): ToolCallDelta | undefined {
-    if (typeof raw !== 'object' || raw === null) return undefined
-    const { index: rawIndex, id: rawId, type, function: fn } = raw as Record<string, unknown>
+    if (!isRecord(raw)) return undefined
+    const { index: rawIndex, id: rawId, type, function: fn } = raw
     const id = typeof rawId === 'string' && rawId !== '' ? rawId : undefined
     const index = this.indexOf(rawIndex, id, position)
     const first = !this.started.has(index)
@@ -39,7 +40,7 @@ export class ToolCallPieces {
       this.calls = Math.max(this.calls, index + 1)
     }
     const piece: ToolCallDelta = { index }
-    const { name, arguments: args } = typeof fn === 'object' && fn !== null ? (fn as Record<string, unknown>) : {}
+    const { name, arguments: args } = isRecord(fn) ? fn : {}
     if (first) {
       piece.id = id ?? `call_${randomHex(12)}`
       if (id !== undefined) {

@@ -11,6 +11,8 @@ import { rejectsStreamOptions } from './stream-options'
 import { upstreamBrokeOff, upstreamFailed, upstreamLacks, upstreamTimeout, upstreamUnavailable } from './upstream-errors'
 import type { UpstreamForm } from './upstream-form'
 import { errorDetail, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
+import { errorText } from '../../../shared/narrow'
+import { errnoCode } from '../../errno-code'
 
 export interface UpstreamBackendOptions {
   deployment: string
@@ -235,7 +237,7 @@ export class UpstreamBackend implements ModelBackend {
             }
           }
         } catch (error) {
-          settle(error instanceof GatewayError ? error : upstreamBrokeOff(replica.id, `its reply could not be read (${(error as Error).message})`))
+          settle(error instanceof GatewayError ? error : upstreamBrokeOff(replica.id, `its reply could not be read (${errorText(error)})`))
         }
       }
       // A clean close after a finish reason is a complete reply (older llama.cpp and its forks never send [DONE]).
@@ -283,7 +285,7 @@ export class UpstreamBackend implements ModelBackend {
     } catch (error) {
       if (signal.aborted) return []
       if (idledOut) throw idleTimeout(replica)
-      throw upstreamBrokeOff(replica.id, `the connection broke (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+      throw upstreamBrokeOff(replica.id, `the connection broke (${errnoCode(error) ?? errorText(error)})`)
     } finally {
       clearTimeout(idle)
       res.off('data', onData)

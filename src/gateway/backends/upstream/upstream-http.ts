@@ -6,6 +6,7 @@ import type { StopSignal } from '../../generation/stop-signal'
 import { readStream } from '../../http/read-stream'
 import type { Replica } from './replica-pool'
 import { redactSecrets } from '../../redact-secrets'
+import { isRecord } from '../../../shared/narrow'
 
 /** Why no response came: each maps to one status (502 upstream_error, 503 upstream_unavailable, 504 upstream_timeout). */
 export class UpstreamConnectError extends Error {
@@ -209,11 +210,14 @@ export function errorDetail(body: string): string {
 
 function errorText(body: string): string {
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown }
-    if (typeof parsed.error === 'object' && typeof parsed.error?.message === 'string') return parsed.error.message
-    if (typeof parsed.error === 'string') return parsed.error
-    if (typeof parsed.message === 'string') return parsed.message
-    if (typeof parsed.detail === 'string') return parsed.detail
+    const parsed: unknown = JSON.parse(body)
+    if (isRecord(parsed)) {
+      const { error, message, detail } = parsed
+      if (isRecord(error) && typeof error.message === 'string') return error.message
+      if (typeof error === 'string') return error
+      if (typeof message === 'string') return message
+      if (typeof detail === 'string') return detail
+    }
   } catch {
     // not JSON: quote it as text
   }

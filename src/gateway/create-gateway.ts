@@ -17,6 +17,7 @@ import { chatCompletionsEndpoint } from './endpoints/chat-completions/chat-compl
 import { messagesEndpoint } from './endpoints/messages/messages-endpoint'
 import { countTokens } from './routes/count-tokens'
 import { ANTHROPIC_ERRORS } from './endpoints/messages/messages-wire'
+import { responsesEndpoint } from './endpoints/responses/responses-endpoint'
 import type { Endpoint } from './endpoints/endpoint'
 import { generationRoute, type GenerationHandler } from './routes/generation-route'
 import { health, status } from './routes/health'
@@ -214,7 +215,7 @@ export function createGateway(config: GatewayConfig): Gateway {
 const COUNT_TOKENS_PATH = '/v1/messages/count_tokens'
 
 /** The generation endpoints, each one route line. */
-const GENERATION_ENDPOINTS: readonly Endpoint[] = [chatCompletionsEndpoint, messagesEndpoint]
+const GENERATION_ENDPOINTS: readonly Endpoint[] = [chatCompletionsEndpoint, messagesEndpoint, responsesEndpoint]
 
 /** A request target's path, without its query: what the hot path looks up. */
 function pathOf(url: string | undefined): string {

@@ -28,6 +28,8 @@ const baseURL = () => `${gw.url}/v1`
 const AI_SDK_PROVIDERS: ReadonlyArray<readonly [string, (apiKey: string) => LanguageModel]> = [
   ['@ai-sdk/openai-compatible', (apiKey) => createOpenAICompatible({ name: 'mortar', baseURL: baseURL(), apiKey }).chatModel(MODEL)],
   ['@ai-sdk/openai .chat()', (apiKey) => createOpenAI({ baseURL: baseURL(), apiKey }).chat(MODEL)],
+  // The provider's default: the Responses API (POST /v1/responses), which answers JSON unless asked to stream in any dialect.
+  ['@ai-sdk/openai openai(model), the Responses API', (apiKey) => createOpenAI({ baseURL: baseURL(), apiKey })(MODEL)],
 ]
 
 describe('Vercel AI SDK, in the OpenAI dialect', () => {
@@ -84,6 +86,13 @@ describe('Vercel AI SDK, in the OpenAI dialect', () => {
       })
     })
   }
+
+  it('openai(model) is the Responses API: its replies are responses', async () => {
+    const result = await generateText({ model: createOpenAI({ baseURL: baseURL(), apiKey: mortarKey })(MODEL), prompt: 'Which API?', maxRetries: 0 })
+    expect(result.response.id).toMatch(/^resp_/)
+    // The Responses API answers JSON unless asked to stream, in the Mortar dialect too.
+    expect(result.text).toBe('Which API?')
+  })
 })
 
 describe('Vercel AI SDK, in the Mortar dialect', () => {

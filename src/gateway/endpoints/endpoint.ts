@@ -2,6 +2,7 @@ import type { AssistantToolCall, FinishReason, ToolCallDelta, Usage } from '../.
 import type { DialectRules } from '../../shared/api/dialect'
 import type { StoppedBy } from '../../shared/api/stream-notes'
 import type { GenerationRequest } from '../backends/generation-request'
+import type { GatewayError } from '../errors'
 import type { ErrorFormat } from '../http/error-format'
 import type { CompletionContext } from '../pipeline/completion-context'
 import type { Frames } from '../sse/frames'
@@ -64,6 +65,12 @@ export interface StreamEncoder {
    * end. `usage` may count the prompt exactly, so it is read only when the format needs it.
    */
   end(ending: StreamEnding, usage: () => Usage): readonly string[]
+  /**
+   * The frames of a failure after `start`, for a format whose error event belongs to the stream
+   * (the Responses API numbers it and follows it with `response.failed`); without it, the wire
+   * format's stateless `streamError` is written.
+   */
+  error?(error: GatewayError, usage: () => Usage): Frames
 }
 
 /** A whole reply, gathered from the generation's events, for `WireFormat.json`. */

@@ -81,7 +81,8 @@ export async function respondWithStream(
 
     const { outcome } = result
     if (outcome.kind === 'failed') {
-      await writer.frames(context.wire.streamError(outcome.error))
+      const usage = () => usageOf(context, result).usage
+      await writer.frames(encoder.error?.(outcome.error, usage) ?? context.wire.streamError(outcome.error))
       return writer.abandon()
     }
     if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return writer.abandon()

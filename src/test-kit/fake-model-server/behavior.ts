@@ -92,6 +92,12 @@ export interface FakeBehavior {
    * benchmark's JSON requests ask for 16. Streams always send every piece.
    */
   honourMaxTokens: boolean
+  /**
+   * Answer POST /v1/responses too, as a server that speaks the Responses API does (vLLM, LM
+   * Studio): the same reply in that API's shape (responses-reply.ts), in `normal` and
+   * `die-mid-stream` modes. False: the family's 404, as a chat-only server answers.
+   */
+  speaksResponses: boolean
 }
 
 export function defaultFakeBehavior(): FakeBehavior {
@@ -115,5 +121,6 @@ export function defaultFakeBehavior(): FakeBehavior {
     contextWindow: null,
     info: null,
     headersDelayMs: 0,
+    speaksResponses: false,
   }
 }

@@ -1,9 +1,19 @@
+import type { FakeBehavior } from './behavior'
 import { pause, Reply, sendAnswer, type Exchange } from './reply'
+import { fakeResponsesReply } from './responses-reply'
 import { SERVER_FAMILIES } from './server-families'
 
 const CHAT_PATH = '/v1/chat/completions'
+const RESPONSES_PATH = '/v1/responses'
 
 export const isChatRequest = (method: string, pathname: string): boolean => method === 'POST' && pathname === CHAT_PATH
+
+const isResponsesRequest = (method: string, pathname: string, behavior: FakeBehavior): boolean =>
+  behavior.speaksResponses && method === 'POST' && pathname === RESPONSES_PATH
+
+/** A generation request (kept in `requests`): chat completions, and Responses when it speaks them. */
+export const isGenerationRequest = (method: string, pathname: string, behavior: FakeBehavior): boolean =>
+  isChatRequest(method, pathname) || isResponsesRequest(method, pathname, behavior)
 
 /** Answer one request after its body was read, as the exchange's behavior says. */
 export async function respond(exchange: Exchange): Promise<void> {
@@ -16,6 +26,7 @@ export async function respond(exchange: Exchange): Promise<void> {
     sendAnswer(exchange, { status: 200, contentType: 'application/json', body: JSON.stringify(info) })
     return
   }
+  if (isResponsesRequest(record.method, pathname, behavior)) return respondAsResponses(exchange)
   if (!isChatRequest(record.method, pathname)) {
     sendAnswer(exchange, family.notFound(record.method, pathname))
     return
@@ -98,6 +109,35 @@ export async function respond(exchange: Exchange): Promise<void> {
       return
     }
   }
+}
+
+/**
+ * POST /v1/responses on a server that speaks it: JSON, or its events on the stream's schedule; in
+ * `die-mid-stream` mode the first dieAfterChunks events, then a reset.
+ */
+async function respondAsResponses(exchange: Exchange): Promise<void> {
+  const { record, behavior } = exchange
+  const family = SERVER_FAMILIES[behavior.family]
+  const body = record.body
+  if (body === undefined) {
+    sendAnswer(exchange, family.error(400, 'request body must be a JSON object'))
+    return
+  }
+  const answer = fakeResponsesReply(behavior, behavior.model ?? (typeof body.model === 'string' ? body.model : 'fake-model'))
+  if (body.stream !== true) {
+    sendAnswer(exchange, { status: 200, contentType: 'application/json', body: JSON.stringify(answer.object) })
+    return
+  }
+  const reply = new Reply(exchange, body)
+  reply.startStream()
+  const dies = behavior.mode === 'die-mid-stream'
+  const frames = dies ? answer.frames.slice(0, behavior.dieAfterChunks) : answer.frames
+  for (const [i, frame] of frames.entries()) {
+    if (i > 0) await pause(exchange, behavior.deltaDelayMs)
+    if (!(await reply.writeRaw(frame, true))) return
+  }
+  if (dies) await reply.reset()
+  else reply.end()
 }
 
 async function normal(reply: Reply, body: Record<string, unknown>): Promise<void> {

@@ -5,7 +5,7 @@ import { loopbackHost, loopbackUrl, LOOPBACK } from '../loopback'
 import { defaultFakeBehavior, type FakeBehavior, type RecordedRequest } from './behavior'
 import { Pacer, type PacerLateness } from './pacer'
 import { sendJson, type Exchange } from './reply'
-import { isChatRequest, respond } from './respond'
+import { isGenerationRequest, respond } from './respond'
 import type { RawAnswer } from './server-families'
 
 export interface FakeServerOptions {
@@ -35,7 +35,7 @@ export interface FakeModelServer {
   host: string
   /** mutable: tests assign fields between requests (each request uses a snapshot taken on arrival) */
   behavior: FakeBehavior
-  /** Chat-completion requests, in arrival order (what nextRequest and requestAt wait for). */
+  /** Generation requests (chat completions; Responses when it speaks them), in arrival order (what nextRequest and requestAt wait for). */
   requests: RecordedRequest[]
   /** Every other request (the gateway asking about the model: /v1/models, /props, /api/show…). */
   otherRequests: RecordedRequest[]
@@ -157,7 +157,7 @@ export async function startFakeModelServer(initial: Partial<FakeBehavior> = {}, 
       .then((body) => {
         request.body = body
         if (record) {
-          if (isChatRequest(method, target.split('?')[0] ?? '')) arrived(request)
+          if (isGenerationRequest(method, target.split('?')[0] ?? '', exchange.behavior)) arrived(request)
           else fake.otherRequests.push(request)
         }
         if (!exchange.closed) return respond(exchange)

@@ -1,5 +1,5 @@
-import type { ToolCallDelta, Usage } from '../../shared/api/chat-response'
-import type { ResponsesRequest } from '../../shared/api/responses-request'
+import type { ToolCallDelta, Usage } from '../../../shared/api/chat-response'
+import type { ResponsesRequest } from '../../../shared/api/responses-request'
 import type {
   IncompleteReason,
   ResponseFunctionCallItem,
@@ -10,8 +10,8 @@ import type {
   ResponseStreamEvent,
   ResponseUsage,
   SequencedEvent,
-} from '../../shared/api/responses-response'
-import { randomHex } from '../random-id'
+} from '../../../shared/api/responses-response'
+import { randomHex } from '../../random-id'
 
 /** How a response ends, in the Responses API's terms. */
 export type ResponseEnding =
@@ -19,8 +19,8 @@ export type ResponseEnding =
   | { kind: 'incomplete'; reason: IncompleteReason }
   | { kind: 'failed'; code: string; message: string }
 
-/** Where events go: an SSE stream (a promise means its socket is full: wait), or nowhere for a JSON reply. */
-export type ResponseEventSink = (event: SequencedEvent) => Promise<void> | void
+/** Where events go: the stream encoder's frames, or nowhere for a JSON reply. */
+export type ResponseEventSink = (event: SequencedEvent) => void
 
 export interface ResponseIdentity {
   id: string
@@ -49,7 +49,6 @@ export class ResponseBuilder {
   private sequence = 0
   private readonly output: ResponseOutputItem[] = []
   private open: OpenItem | undefined
-  private last: Promise<void> | void = undefined
 
   constructor(
     private readonly identity: ResponseIdentity,
@@ -58,14 +57,13 @@ export class ResponseBuilder {
   ) {}
 
   /** The first two events, before any output. */
-  start(): Promise<void> | void {
+  start(): void {
     const snapshot = this.snapshot('in_progress', null, null)
     this.emit({ type: 'response.created', response: snapshot })
     this.emit({ type: 'response.in_progress', response: snapshot })
-    return this.flush()
   }
 
-  content(text: string): Promise<void> | void {
+  content(text: string): void {
     let open = this.open
     if (open?.kind !== 'message') {
       this.closeOpen('completed')
@@ -78,10 +76,9 @@ export class ResponseBuilder {
     const part = open.item.content[0]
     if (part !== undefined) part.text += text
     this.emit({ type: 'response.output_text.delta', item_id: open.item.id, output_index: open.index, content_index: 0, delta: text, logprobs: [] })
-    return this.flush()
   }
 
-  reasoning(text: string): Promise<void> | void {
+  reasoning(text: string): void {
     let open = this.open
     if (open?.kind !== 'reasoning') {
       this.closeOpen('completed')
@@ -99,11 +96,10 @@ export class ResponseBuilder {
     const summary = open.item.summary[0]
     if (summary !== undefined) summary.text += text
     this.emit({ type: 'response.reasoning_summary_text.delta', item_id: open.item.id, output_index: open.index, summary_index: 0, delta: text })
-    return this.flush()
   }
 
   /** One streamed piece of a tool call: `index` says which call, the first piece of each has its id and name. */
-  toolCall(delta: ToolCallDelta): Promise<void> | void {
+  toolCall(delta: ToolCallDelta): void {
     if (this.open?.kind !== 'calls') {
       this.closeOpen('completed')
       this.open = { kind: 'calls', calls: new Map() }
@@ -129,7 +125,6 @@ export class ResponseBuilder {
       call.item.arguments += piece
       this.emit({ type: 'response.function_call_arguments.delta', item_id: call.item.id, output_index: call.index, delta: piece })
     }
-    return this.flush()
   }
 
   /**
@@ -137,14 +132,14 @@ export class ResponseBuilder {
    * terminal event with the whole response. A failure closes nothing: an `error` event, then
    * response.failed with what there was.
    */
-  finish(ending: ResponseEnding, usage: ResponseUsage): Promise<void> | void {
+  finish(ending: ResponseEnding, usage: ResponseUsage): void {
     if (ending.kind === 'failed') {
       this.markOpen('incomplete')
       this.open = undefined
       const response = this.snapshot('failed', usage, null, { code: ending.code, message: ending.message })
       this.emit({ type: 'error', code: ending.code, message: ending.message, param: null })
       this.emit({ type: 'response.failed', response })
-      return this.flush()
+      return
     }
     if (ending.kind === 'incomplete') {
       this.closeOpen('incomplete')
@@ -153,7 +148,6 @@ export class ResponseBuilder {
       this.closeOpen('completed')
       this.emit({ type: 'response.completed', response: this.snapshot('completed', usage, null) })
     }
-    return this.flush()
   }
 
   /** The response as it stands: after `finish`, the JSON reply. */
@@ -213,15 +207,7 @@ export class ResponseBuilder {
   }
 
   private emit(event: ResponseStreamEvent): void {
-    const written = this.sink({ ...event, sequence_number: this.sequence++ } as SequencedEvent)
-    if (written !== undefined) this.last = written
-  }
-
-  /** The promise of the last write that had to wait, once: the caller awaits it before pushing more. */
-  private flush(): Promise<void> | void {
-    const last = this.last
-    this.last = undefined
-    return last
+    this.sink({ ...event, sequence_number: this.sequence++ } as SequencedEvent)
   }
 
   private snapshot(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseResponsesRequest, type ResponsesRequest } from '../../shared/api/responses-request'
+import { parseResponsesRequest, type ResponsesRequest } from '../../../shared/api/responses-request'
 import { responsesToChat } from './responses-to-chat'
 
 function request(body: Record<string, unknown>): ResponsesRequest {
@@ -13,7 +13,7 @@ describe('a Responses request as a chat completion', () => {
     const chat = responsesToChat(
       request({ instructions: 'Be brief.', input: [{ role: 'developer', content: 'Use tools.' }, { role: 'user', content: 'Hi' }] }),
     )
-    expect(chat.messages).toEqual([
+    expect(chat.prompt.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'system', content: 'Use tools.' },
       { role: 'user', content: 'Hi' },
@@ -30,7 +30,7 @@ describe('a Responses request as a chat completion', () => {
         ],
       }),
     )
-    expect(chat.messages.map((m) => [m.role, m.content])).toEqual([
+    expect(chat.prompt.messages.map((m) => [m.role, m.content])).toEqual([
       ['user', 'one'],
       ['assistant', 'two'],
       ['user', 'three'],
@@ -52,7 +52,7 @@ describe('a Responses request as a chat completion', () => {
         ],
       }),
     )
-    expect(chat.messages).toEqual([
+    expect(chat.prompt.messages).toEqual([
       { role: 'user', content: 'weather?' },
       {
         role: 'assistant',
@@ -75,36 +75,33 @@ describe('a Responses request as a chat completion', () => {
       { type: 'web_search' },
     ]
     const named = responsesToChat(request({ input: 'x', tools, tool_choice: { type: 'function', name: 'b' }, parallel_tool_calls: false }))
-    expect(named.tools).toEqual([
+    expect(named.prompt.tools).toEqual([
       { type: 'function', function: { name: 'a', description: 'A', parameters: { type: 'object' }, strict: true } },
       { type: 'function', function: { name: 'b' } },
     ])
-    expect(named.toolChoice).toEqual({ type: 'function', function: { name: 'b' } })
-    expect(named.parallelToolCalls).toBe(false)
+    expect(named.prompt.toolChoice).toEqual({ type: 'function', function: { name: 'b' } })
+    expect(named.prompt.parallelToolCalls).toBe(false)
 
     const allowed = responsesToChat(request({ input: 'x', tools, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }] } }))
-    expect(allowed.tools.map((t) => t.function.name)).toEqual(['b'])
-    expect(allowed.toolChoice).toBe('required')
+    expect(allowed.prompt.tools.map((t) => t.function.name)).toEqual(['b'])
+    expect(allowed.prompt.toolChoice).toBe('required')
   })
 
   it('sends no tools and no choice when only tools the API’s own server runs were given', () => {
     const chat = responsesToChat(request({ input: 'x', tools: [{ type: 'web_search' }], tool_choice: 'auto', parallel_tool_calls: true }))
-    expect(chat).toMatchObject({ tools: [], toolChoice: undefined, parallelToolCalls: undefined })
+    expect(chat.prompt).toMatchObject({ tools: [], toolChoice: undefined, parallelToolCalls: undefined })
   })
 
-  it('maps max_output_tokens, stream, sampling, text.format and reasoning effort', () => {
+  it('maps sampling, text.format and reasoning effort to chat’s fields', () => {
     const chat = responsesToChat(
       request({
         input: 'x',
-        stream: true,
-        max_output_tokens: 32,
         temperature: 0.5,
         top_p: 0.9,
         reasoning: { effort: 'low', summary: 'auto' },
         text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true } },
       }),
     )
-    expect(chat).toMatchObject({ stream: true, maxTokens: 32 })
     expect(chat.extraFields).toEqual({
       temperature: 0.5,
       top_p: 0.9,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseResponsesRequest } from '../../shared/api/responses-request'
-import type { SequencedEvent } from '../../shared/api/responses-response'
+import { parseResponsesRequest } from '../../../shared/api/responses-request'
+import type { SequencedEvent } from '../../../shared/api/responses-response'
 import { ResponseBuilder, responseUsage } from './response-builder'
 
 const usage = responseUsage({ prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 })
@@ -137,18 +137,5 @@ describe('ResponseBuilder', () => {
     b.content('ok')
     const response = b.response({ kind: 'completed' }, usage)
     expect(response).toMatchObject({ id: 'resp_2', status: 'completed', output: [{ type: 'message', status: 'completed', content: [{ text: 'ok' }] }] })
-  })
-
-  it('waits for a full socket: the promise of a write that had to wait is returned once', async () => {
-    let release: () => void = () => undefined
-    const full = new Promise<void>((resolve) => (release = resolve))
-    let calls = 0
-    const b = new ResponseBuilder({ id: 'resp_3', createdAt: 1, model: 'm' }, requestOf({ input: 'hi' }), () => (++calls === 3 ? full : undefined))
-    expect(b.start()).toBeUndefined()
-    const waiting = b.content('x')
-    expect(waiting).toBe(full)
-    expect(b.content('y')).toBeUndefined()
-    release()
-    await waiting
   })
 })

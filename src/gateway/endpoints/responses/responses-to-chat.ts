@@ -1,10 +1,11 @@
-import type { ChatCompletionRequest, ChatMessage, ChatTool, ToolChoice } from '../../shared/api/chat-request'
-import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTextFormat, ResponsesToolChoice } from '../../shared/api/responses-request'
+import type { ChatMessage, ChatTool, ToolChoice } from '../../../shared/api/chat-request'
+import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTextFormat, ResponsesToolChoice } from '../../../shared/api/responses-request'
+import type { MessagesPrompt } from '../../backends/generation-request'
 
 /**
- * A Responses request as the chat completion the gateway runs: the scripted model reads it, token
- * planning renders it, and a model server without /v1/responses is sent it. Pure, so each rule is
- * tested alone:
+ * A Responses request as the chat conversation the gateway runs: the scripted model reads it,
+ * token planning renders it, and a model server without /v1/responses is sent it (with the extra
+ * fields, in chat's names). Pure, so each rule is tested alone:
  * - `instructions` is the first system message; `system` and `developer` messages are system ones;
  * - a `function_call` item joins the assistant message just before it (a reply that spoke, then
  *   called), or starts one with no text; consecutive calls are one message's `tool_calls`;
@@ -14,7 +15,7 @@ import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTextFormat, Resp
  * - `text.format` is chat's `response_format`, `reasoning.effort` its `reasoning_effort`, and
  *   `temperature`/`top_p` pass on as extra fields.
  */
-export function responsesToChat(request: ResponsesRequest): ChatCompletionRequest {
+export function responsesToChat(request: ResponsesRequest): { prompt: MessagesPrompt; extraFields: Record<string, unknown> } {
   const messages: ChatMessage[] = []
   if (request.instructions !== undefined && request.instructions !== '') {
     messages.push({ role: 'system', content: request.instructions })
@@ -41,15 +42,7 @@ export function responsesToChat(request: ResponsesRequest): ChatCompletionReques
   }
   const { tools, toolChoice } = chatTools(request.tools, request.toolChoice)
   return {
-    model: request.model,
-    messages,
-    stream: request.stream,
-    includeUsage: false,
-    maxTokens: request.maxOutputTokens,
-    user: request.user,
-    tools,
-    toolChoice,
-    parallelToolCalls: tools.length === 0 ? undefined : request.parallelToolCalls,
+    prompt: { kind: 'messages', messages, tools, toolChoice, parallelToolCalls: tools.length === 0 ? undefined : request.parallelToolCalls },
     extraFields: extraFields(request),
   }
 }

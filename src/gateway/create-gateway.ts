@@ -18,6 +18,7 @@ import { messagesEndpoint } from './endpoints/messages/messages-endpoint'
 import { countTokens } from './routes/count-tokens'
 import { ANTHROPIC_ERRORS } from './endpoints/messages/messages-wire'
 import { responsesEndpoint } from './endpoints/responses/responses-endpoint'
+import { completionsEndpoint } from './endpoints/completions/completions-endpoint'
 import type { Endpoint } from './endpoints/endpoint'
 import { generationRoute, type GenerationHandler } from './routes/generation-route'
 import { health, status } from './routes/health'
@@ -215,7 +216,7 @@ export function createGateway(config: GatewayConfig): Gateway {
 const COUNT_TOKENS_PATH = '/v1/messages/count_tokens'
 
 /** The generation endpoints, each one route line. */
-const GENERATION_ENDPOINTS: readonly Endpoint[] = [chatCompletionsEndpoint, messagesEndpoint, responsesEndpoint]
+const GENERATION_ENDPOINTS: readonly Endpoint[] = [chatCompletionsEndpoint, completionsEndpoint, messagesEndpoint, responsesEndpoint]
 
 /** A request target's path, without its query: what the hot path looks up. */
 function pathOf(url: string | undefined): string {

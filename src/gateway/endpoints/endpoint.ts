@@ -35,6 +35,11 @@ export interface AcceptedRequest {
   /** The catalog id the client asked for (the endpoint's default applied). */
   model: string
   request: GenerationRequest
+  /**
+   * This request's own wire format, when its reply depends on the request beyond the generation
+   * (completions' `echo`, a Responses object that repeats its parameters); else the endpoint's.
+   */
+  wire?: WireFormat
 }
 
 /**

@@ -68,7 +68,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     const request = { ...admitted.request, prompt: shaped.prompt }
     const plan = await planTokens(model, request)
     const recorder = recorderOf(req)
-    const context: CompletionContext = { id: endpoint.newId(), created, principal, request, model, session, plan, dialect, observer: recorder, wire }
+    const context: CompletionContext = { id: endpoint.newId(), created, principal, request, model, session, plan, dialect, observer: recorder, wire: admitted.wire ?? wire }
     res.setHeader(HeaderName.requestId, context.id)
     res.setHeader(HeaderName.deployment, model.backend.deployment)
     res.setHeader(HeaderName.model, model.id)

@@ -98,6 +98,11 @@ export interface FakeBehavior {
    * `die-mid-stream` modes. False: the family's 404, as a chat-only server answers.
    */
   speaksResponses: boolean
+  /**
+   * Whether it has POST /v1/completions, the legacy API: answered from `deltas` as OpenAI's
+   * `text_completion` objects, JSON or streamed (normal mode only). Without it: the family's 404.
+   */
+  completions: boolean
 }
 
 export function defaultFakeBehavior(): FakeBehavior {
@@ -122,5 +127,6 @@ export function defaultFakeBehavior(): FakeBehavior {
     info: null,
     headersDelayMs: 0,
     speaksResponses: false,
+    completions: false,
   }
 }

@@ -1,19 +1,24 @@
 import type { FakeBehavior } from './behavior'
+import { respondCompletions } from './completions'
 import { pause, Reply, sendAnswer, type Exchange } from './reply'
 import { fakeResponsesReply } from './responses-reply'
 import { SERVER_FAMILIES } from './server-families'
 
 const CHAT_PATH = '/v1/chat/completions'
 const RESPONSES_PATH = '/v1/responses'
+const COMPLETIONS_PATH = '/v1/completions'
 
 export const isChatRequest = (method: string, pathname: string): boolean => method === 'POST' && pathname === CHAT_PATH
 
 const isResponsesRequest = (method: string, pathname: string, behavior: FakeBehavior): boolean =>
   behavior.speaksResponses && method === 'POST' && pathname === RESPONSES_PATH
 
-/** A generation request (kept in `requests`): chat completions, and Responses when it speaks them. */
+const isCompletionsRequest = (method: string, pathname: string, behavior: FakeBehavior): boolean =>
+  behavior.completions && method === 'POST' && pathname === COMPLETIONS_PATH
+
+/** A generation request (kept in `requests`): chat completions, and Responses or completions when it offers them. */
 export const isGenerationRequest = (method: string, pathname: string, behavior: FakeBehavior): boolean =>
-  isChatRequest(method, pathname) || isResponsesRequest(method, pathname, behavior)
+  isChatRequest(method, pathname) || isResponsesRequest(method, pathname, behavior) || isCompletionsRequest(method, pathname, behavior)
 
 /** Answer one request after its body was read, as the exchange's behavior says. */
 export async function respond(exchange: Exchange): Promise<void> {
@@ -27,10 +32,11 @@ export async function respond(exchange: Exchange): Promise<void> {
     return
   }
   if (isResponsesRequest(record.method, pathname, behavior)) return respondAsResponses(exchange)
-  if (!isChatRequest(record.method, pathname)) {
+  if (!isGenerationRequest(record.method, pathname, behavior)) {
     sendAnswer(exchange, family.notFound(record.method, pathname))
     return
   }
+  if (!isChatRequest(record.method, pathname)) return respondCompletions(exchange)
   if (behavior.headersDelayMs > 0) await pause(exchange, behavior.headersDelayMs)
   if (exchange.closed) return
 

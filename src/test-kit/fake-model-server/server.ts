@@ -35,7 +35,7 @@ export interface FakeModelServer {
   host: string
   /** mutable: tests assign fields between requests (each request uses a snapshot taken on arrival) */
   behavior: FakeBehavior
-  /** Generation requests (chat completions; Responses when it speaks them), in arrival order (what nextRequest and requestAt wait for). */
+  /** Generation requests (chat completions; Responses or completions when it offers them), in arrival order (what nextRequest and requestAt wait for). */
   requests: RecordedRequest[]
   /** Every other request (the gateway asking about the model: /v1/models, /props, /api/show…). */
   otherRequests: RecordedRequest[]

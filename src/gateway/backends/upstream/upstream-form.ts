@@ -1,6 +1,7 @@
 import type { Usage } from '../../../shared/api/chat-response'
 import type { Tokenizer } from '../../tokens/tokenizer'
-import type { GenerationRequest } from '../generation-request'
+import { internalError } from '../../errors'
+import type { GenerationRequest, Prompt } from '../generation-request'
 import type { GenerationEvent } from '../model-backend'
 
 export interface UpstreamBodyOptions {
@@ -51,4 +52,17 @@ export interface UpstreamForm {
   decoder(tokenizer: Tokenizer): UpstreamStreamDecoder
   /** A JSON reply; undefined when it holds no reply (no choices). */
   whole(reply: unknown): WholeReply | undefined
+}
+
+/**
+ * The request's prompt, when it is of the kind a form takes: a conversation for chat completions,
+ * plain text for completions. Any other is a gateway bug (an endpoint listed the wrong form), never
+ * a prompt silently re-shaped — a plain prompt must not end up in a chat template.
+ */
+export function promptOfKind<K extends Prompt['kind']>(request: GenerationRequest, kind: K, form: string): Extract<Prompt, { kind: K }> {
+  if (request.prompt.kind !== kind) {
+    process.stderr.write(`mortar: a ${request.prompt.kind} prompt was offered to a model server as ${form}\n`)
+    throw internalError()
+  }
+  return request.prompt as Extract<Prompt, { kind: K }>
 }

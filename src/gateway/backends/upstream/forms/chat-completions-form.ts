@@ -1,8 +1,7 @@
-import { internalError } from '../../../errors'
 import { JsonTextCache } from '../../../http/json-text'
-import type { GenerationRequest, MessagesPrompt } from '../../generation-request'
+import type { GenerationRequest } from '../../generation-request'
 import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from '../map-upstream-chunk'
-import type { UpstreamBodyOptions, UpstreamForm, WholeReply } from '../upstream-form'
+import { promptOfKind, type UpstreamBodyOptions, type UpstreamForm, type WholeReply } from '../upstream-form'
 
 /**
  * POST {base}/chat/completions: what every OpenAI-compatible server has, and what the endpoints
@@ -25,7 +24,7 @@ export const chatCompletionsForm: UpstreamForm = {
  * the client asked (Mortar drops it again for a client that didn't).
  */
 export function chatCompletionsBody(request: GenerationRequest, options: UpstreamBodyOptions): string {
-  const prompt = messagesOf(request)
+  const prompt = promptOfKind(request, 'messages', 'chat completions')
   const body: Record<string, unknown> = {
     ...request.extraFields,
     model: options.model,
@@ -49,14 +48,6 @@ export function chatCompletionsBody(request: GenerationRequest, options: Upstrea
  * the prompt on the request path (docs/benchmark.md). One per process.
  */
 const bodyJson = new JsonTextCache()
-
-function messagesOf(request: GenerationRequest): MessagesPrompt {
-  if (request.prompt.kind !== 'messages') {
-    process.stderr.write('mortar: a plain prompt was offered to a model server as chat completions\n')
-    throw internalError()
-  }
-  return request.prompt
-}
 
 function wholeChatCompletion(reply: unknown): WholeReply | undefined {
   const completion = reply as { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown } | null

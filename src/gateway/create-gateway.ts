@@ -12,6 +12,7 @@ import { GenerationRegistry } from './generation/generation-registry'
 import { answerErrorsAs } from './http/error-format'
 import { errorHandler, sendError } from './http/error-handler'
 import { frontDoor } from './http/front-door'
+import { v1Aliases } from './http/v1-aliases'
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
 import { chatCompletionsEndpoint } from './endpoints/chat-completions/chat-completions-endpoint'
 import { messagesEndpoint } from './endpoints/messages/messages-endpoint'
@@ -173,7 +174,10 @@ export function createGateway(config: GatewayConfig): Gateway {
   // router (a measurable share of each request's time and garbage, docs/benchmark.md) and runs
   // the same checks and handler directly. Every other request, and any other spelling of these,
   // goes through Express, which answers them the same way.
+  const aliasV1 = v1Aliases(V1_ROUTE_ROOTS)
   const handler: RequestListener = (req, res) => {
+    // Bare-host clients' paths get their /v1 first, so both ways in see one spelling.
+    aliasV1(req)
     const route = req.method === 'POST' ? generators.get(pathOf(req.url)) : undefined
     if (route === undefined) return void app(req, res)
     // The front door's refusals, too, are in the endpoint's own envelope.
@@ -217,6 +221,20 @@ const COUNT_TOKENS_PATH = '/v1/messages/count_tokens'
 
 /** The generation endpoints, each one route line. */
 const GENERATION_ENDPOINTS: readonly Endpoint[] = [chatCompletionsEndpoint, completionsEndpoint, messagesEndpoint, responsesEndpoint]
+
+/**
+ * The first segments of the routes under /v1, which bare-host clients send without the prefix
+ * (http/v1-aliases.ts). Every route the v1 router mounts is here.
+ */
+const V1_ROUTE_ROOTS: readonly string[] = [
+  'models',
+  'status',
+  'telemetry',
+  'keys',
+  TRAFFIC_BASE.slice('/v1/'.length),
+  'generations',
+  ...new Set(GENERATION_ENDPOINTS.map((endpoint) => endpoint.path.split('/')[1] ?? '')),
+]
 
 /** A request target's path, without its query: what the hot path looks up. */
 function pathOf(url: string | undefined): string {

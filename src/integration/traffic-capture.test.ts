@@ -166,6 +166,23 @@ describe('capture with real clients', () => {
     expect(JSON.stringify(exchange)).not.toContain(gw.ownerKey)
   })
 
+  it('a key sent as x-api-key is reduced to its hint, and a path without /v1 is recorded as sent', async () => {
+    const id = requestId()
+    const response = await fetch(`${gw.url}/completions`, {
+      method: 'POST',
+      headers: { 'x-api-key': gw.ownerKey, 'x-request-id': id },
+      body: JSON.stringify({ prompt: `the key ${gw.ownerKey} pasted` }),
+    })
+    expect(response.status).toBe(200)
+    const exchange = await captured(gw, id)
+    const hint = `${gw.ownerKey.slice(0, 12)}…${gw.ownerKey.slice(-4)}`
+    expect(exchange).toMatchObject({ endpoint: '/v1/completions', status: 200, outcome: 'finished', request: { url: '/completions' }, client: { kind: 'key', key_hint: hint } })
+    expect(exchange.request.headers).toContainEqual(['x-api-key', hint])
+    // The request as recorded holds the key nowhere (the scripted reply repeats the prompt, which is the client's).
+    expect(JSON.stringify(exchange.request)).not.toContain(gw.ownerKey)
+    expect(exchange.request.body).toContain(`…${gw.ownerKey.slice(-4)} (${gw.ownerKey.length} characters)`)
+  })
+
   it('an unknown route and a wrong method are captured too', async () => {
     const id = requestId()
     const response = await fetch(`${gw.url}/v1/nothing-here`, { headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': id } })

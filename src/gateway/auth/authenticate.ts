@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { GatewayError } from '../errors'
 import type { KeyStore, Principal, RefusedKey } from './key-store'
 
@@ -24,17 +24,34 @@ const principals = new WeakMap<IncomingMessage, Principal>()
 export type KeyCheck = { ok: true; principal: Principal } | { ok: false; error: GatewayError; key: RefusedKey | undefined }
 
 /**
- * Stage: who is calling. `Authorization: Bearer mk_live_…`, looked up by hash; a 401 GatewayError
- * otherwise. Error messages never repeat the key, and nothing here logs it.
+ * The key a request presents: `Authorization: Bearer …` (OpenAI's clients) or `x-api-key`
+ * (Anthropic's, which send only that). Continue's adapters send both, with the same key: that is
+ * the key. Two different keys are a conflict — which one the client meant cannot be known, so
+ * neither is guessed. An Authorization that is not a bearer token counts as absent.
+ */
+export function presentedKey(headers: IncomingHttpHeaders): { key: string | undefined; conflict: boolean } {
+  const bearer = headers.authorization === undefined ? undefined : BEARER.exec(headers.authorization)?.[1]
+  const header = headers['x-api-key']
+  const apiKey = typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined
+  if (bearer !== undefined && apiKey !== undefined && bearer !== apiKey) return { key: undefined, conflict: true }
+  return { key: bearer ?? apiKey, conflict: false }
+}
+
+/**
+ * Stage: who is calling. The presented key (`presentedKey`), looked up by hash; a 401
+ * GatewayError otherwise. Error messages never repeat the key, and nothing here logs it.
  */
 export function authenticator(keys: KeyStore): (req: IncomingMessage) => KeyCheck {
   return (req) => {
-    const header = req.headers.authorization
-    const match = header === undefined ? null : BEARER.exec(header)
-    if (match === null || match[1] === undefined) {
-      return { ok: false, error: unauthorized('missing_api_key', 'Missing API key. Send it as `Authorization: Bearer mk_live_…`.'), key: undefined }
+    const { key, conflict } = presentedKey(req.headers)
+    if (conflict) {
+      const message = 'Authorization and x-api-key carry two different keys. Send one key, in either header (or the same key in both).'
+      return { ok: false, error: unauthorized('invalid_api_key', message), key: undefined }
     }
-    const result = keys.authenticate(match[1])
+    if (key === undefined) {
+      return { ok: false, error: unauthorized('missing_api_key', 'Missing API key. Send it as `Authorization: Bearer mk_live_…` or as `x-api-key: mk_live_…`.'), key: undefined }
+    }
+    const result = keys.authenticate(key)
     if (result.ok) return result
     return { ok: false, error: keyRefused(result.reason), key: result.reason === 'invalid' ? undefined : result.key }
   }

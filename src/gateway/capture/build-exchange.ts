@@ -1,3 +1,4 @@
+import { presentedKey } from '../auth/authenticate'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { errorEnvelopeSchema } from '../../shared/api/errors'
 import { MortarHeader } from '../../shared/api/headers'
@@ -34,10 +35,9 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const generation = final ? recorder.generation?.() : undefined
   const error = status !== null && status >= 400 && !isStream ? errorOfBody(responseBody) : (generation?.error ?? null)
 
-  const authorization = req.headers.authorization
-  const bearer = authorization === undefined ? undefined : /^Bearer\s+(\S+)/i.exec(authorization)?.[1]
+  const bearer = presentedKey(req.headers).key
   // A Mortar key (a valid one, or one that expired or was revoked) is shown by its hint, as the key list shows it.
-  const { headers, secrets } = redactHeaders(req.rawHeaders, principal !== undefined || recorder.refusedKey !== undefined)
+  const { headers, secrets } = redactHeaders(req.rawHeaders, principal !== undefined || recorder.refusedKey !== undefined ? bearer : undefined)
   const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
   const usage = generation?.record.usage ?? null
   const cached = usage?.prompt_tokens_details?.cached_tokens

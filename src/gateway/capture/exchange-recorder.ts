@@ -1,3 +1,4 @@
+import { receivedUrlOf } from '../http/v1-aliases'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { CapturedError, Exchange } from '../../shared/api/traffic'
 import type { Principal, RefusedKey } from '../auth/key-store'
@@ -100,7 +101,7 @@ export class ExchangeRecorder implements UpstreamObserver {
   ) {
     // Frames of both sides share the exchange's budget; bodies are cut to fit when it is built.
     this.frames = new FrameLog(hooks.maxExchangeBytes() / 2)
-    this.url = req.url ?? ''
+    this.url = receivedUrlOf(req)
     recorders.set(req, this)
     const write = res.write as Write
     const end = res.end as End

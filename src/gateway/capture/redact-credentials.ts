@@ -23,8 +23,11 @@ export interface RedactedRequest {
   secrets: string[]
 }
 
-/** Request headers as received (rawHeaders order, names lower-cased), credentials reduced to hints. */
-export function redactHeaders(rawHeaders: readonly string[], validKeySent: boolean): RedactedRequest {
+/**
+ * Request headers as received (rawHeaders order, names lower-cased), credentials reduced to hints.
+ * `checkedKey`: the key Mortar accepted, in whichever header it came (its hint is the key's own).
+ */
+export function redactHeaders(rawHeaders: readonly string[], checkedKey: string | undefined): RedactedRequest {
   const headers: HeaderPairs = []
   const secrets: string[] = []
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
@@ -35,8 +38,8 @@ export function redactHeaders(rawHeaders: readonly string[], validKeySent: boole
       const scheme = SCHEME.exec(value)
       const secret = scheme?.[2] ?? value.trim()
       if (secret !== '') secrets.push(secret)
-      // Only the Authorization bearer is the key Mortar checked; other headers' secrets were not.
-      const hint = secretHint(secret, validKeySent && name === 'authorization')
+      // Only the key Mortar checked and accepted is known to be a key; other secrets may be anyone's.
+      const hint = secretHint(secret, checkedKey !== undefined && secret === checkedKey)
       headers.push([name, scheme !== null ? `${scheme[1]} ${hint}` : hint])
     } else headers.push([name, value])
   }

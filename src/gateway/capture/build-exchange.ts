@@ -46,7 +46,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     id: recorder.id,
     started_at: new Date(recorder.startedAt).toISOString(),
     method: req.method ?? 'GET',
-    endpoint: pathOf(recorder.url),
+    endpoint: recorder.endpoint,
     status,
     outcome: final ? outcomeOf(status, isStream, res.writableFinished, generation, error) : 'in_progress',
     finish_reason: generation?.record.finishReason ?? null,

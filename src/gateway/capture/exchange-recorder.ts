@@ -93,6 +93,8 @@ export class ExchangeRecorder implements UpstreamObserver {
    * the part below a router's mount point (`/models` under `/v1`) before the record is built.
    */
   readonly url: string
+  /** The endpoint's path, without the query, in its `/v1` spelling (a bare-host client's `/models` is `/v1/models`). */
+  readonly endpoint: string
 
   constructor(
     readonly req: IncomingMessage,
@@ -102,6 +104,9 @@ export class ExchangeRecorder implements UpstreamObserver {
     // Frames of both sides share the exchange's budget; bodies are cut to fit when it is built.
     this.frames = new FrameLog(hooks.maxExchangeBytes() / 2)
     this.url = receivedUrlOf(req)
+    const routed = req.url ?? ''
+    const query = routed.indexOf('?')
+    this.endpoint = query === -1 ? routed : routed.slice(0, query)
     recorders.set(req, this)
     const write = res.write as Write
     const end = res.end as End

@@ -22,6 +22,7 @@ import { responsesEndpoint } from './endpoints/responses/responses-endpoint'
 import { completionsEndpoint } from './endpoints/completions/completions-endpoint'
 import type { Endpoint } from './endpoints/endpoint'
 import { generationRoute, type GenerationHandler } from './routes/generation-route'
+import { embeddings } from './routes/embeddings'
 import { health, status } from './routes/health'
 import { getModel, listModels } from './routes/models'
 import { stopGeneration } from './routes/stop-generation'
@@ -152,6 +153,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.get('/status', status(currentCatalog))
   for (const [path, { generate }] of generators) v1.post(path.slice('/v1'.length), (req, res) => generate(req, res, principalOf(req)))
   v1.post(COUNT_TOKENS_PATH.slice('/v1'.length), countTokens(generation))
+  v1.post('/embeddings', embeddings({ catalog: currentCatalog, bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }))
   v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture, keyBound))
@@ -159,6 +161,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.post('/generations/:id/stop', stopGeneration(generations, config.cluster))
   for (const path of generators.keys()) v1.all(path.slice('/v1'.length), methodNotAllowed('POST'))
   v1.all(COUNT_TOKENS_PATH.slice('/v1'.length), methodNotAllowed('POST'))
+  v1.all('/embeddings', methodNotAllowed('POST'))
   v1.all('/generations/:id/stop', methodNotAllowed('POST'))
   v1.all('/telemetry', methodNotAllowed('GET'))
   v1.use(unknownRoute)

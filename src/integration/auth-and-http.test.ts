@@ -92,7 +92,7 @@ describe('HTTP edges', () => {
   })
 
   it('answers unknown routes and wrong methods with the error envelope', async () => {
-    const unknown = await fetch(`${gw.url}/v1/embeddings`, { headers: { Authorization: `Bearer ${gw.ownerKey}` } })
+    const unknown = await fetch(`${gw.url}/v1/nothing-here`, { headers: { Authorization: `Bearer ${gw.ownerKey}` } })
     expect(unknown.status).toBe(404)
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('unknown_route')
     const wrongMethod = await fetch(`${gw.url}/v1/chat/completions`, { headers: { Authorization: `Bearer ${gw.ownerKey}` } })

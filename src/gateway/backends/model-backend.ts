@@ -1,5 +1,6 @@
 import type { ReplicaStatus } from '../../shared/api/health'
 import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-response'
+import type { EmbeddingsRequest } from '../../shared/api/embeddings'
 import type { StopSignal } from '../generation/stop-signal'
 import type { GenerationRequest } from './generation-request'
 
@@ -91,4 +92,29 @@ export interface ModelBackend {
    * in-process backends, which are up whenever the gateway is.
    */
   health?(): Promise<ReplicaStatus[]>
+  /**
+   * Embed the request's inputs (POST /v1/embeddings). Rejects with a GatewayError: a refusal of
+   * the inputs, or a model server's failure — 501 when it serves no embeddings. Absent: the
+   * deployment serves none.
+   */
+  embed?(job: EmbeddingsJob): Promise<EmbeddingsResult>
+}
+
+/** What POST /v1/embeddings asks of a deployment. */
+export interface EmbeddingsJob {
+  request: EmbeddingsRequest
+  /** Aborted when the client leaves or the gateway shuts down: a model server is hung up on. */
+  signal: StopSignal
+  /** Told what is sent to a model server and what comes back (traffic capture). */
+  observer?: UpstreamObserver | undefined
+}
+
+export interface EmbeddingsResult {
+  /** One vector per input, in the inputs' order. */
+  vectors: ReadonlyArray<ArrayLike<number>>
+  promptTokens: number
+  /** Whether `promptTokens` is the model server's own count or the gateway's. */
+  usageSource: 'upstream' | 'estimate'
+  /** The model server that answered; absent for in-process backends. */
+  upstream?: string
 }

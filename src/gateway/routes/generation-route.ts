@@ -158,7 +158,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
  * client that left while its body was still being read, whose `close` has fired already.
  * Returns a function that stops listening.
  */
-function whenClientLeaves(res: ServerResponse, onLeave: () => void): () => void {
+export function whenClientLeaves(res: ServerResponse, onLeave: () => void): () => void {
   const onClose = () => {
     if (!res.writableFinished) onLeave()
   }

@@ -1,11 +1,12 @@
 import { randomHex } from '../../random-id'
 import { countInSlices } from '../../tokens/count-in-slices'
 import type { Tokenizer } from '../../tokens/tokenizer'
-import type { GenerationEvent, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
+import type { EmbeddingsJob, EmbeddingsResult, GenerationEvent, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
 import { pushEach } from '../push-events'
 import { emptyArgumentsFor } from './empty-arguments'
 import { Pacer } from './pacer'
 import { scriptReply } from './script'
+import { scriptedEmbeddings } from './scripted-embeddings'
 
 export interface ScriptedBackendOptions {
   deployment: string
@@ -27,6 +28,10 @@ export class ScriptedBackend implements ModelBackend {
 
   start(input: GenerationInput): Promise<StartedGeneration> {
     return Promise.resolve({ keepAlive: false, run: (sink) => pushEach(this.generate(input), sink) })
+  }
+
+  embed(job: EmbeddingsJob): Promise<EmbeddingsResult> {
+    return scriptedEmbeddings(this.options.tokenizer, job)
   }
 
   private async *generate({ request, maxTokens, signal }: GenerationInput): AsyncGenerator<GenerationEvent> {

@@ -1,3 +1,5 @@
+import { mix32 } from '../../mix32'
+
 /**
  * Rendezvous (highest-random-weight) hashing: each key ranks every replica by hash(replica, key)
  * and takes the highest. Adding or removing a replica moves only the keys that ranked it first,
@@ -18,10 +20,5 @@ export function hash32(text: string): number {
     h ^= text.charCodeAt(i)
     h = Math.imul(h, 0x01000193)
   }
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
+  return mix32(h)
 }

@@ -3,16 +3,17 @@ import type { ReplicaStatus } from '../../../shared/api/health'
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { GatewayError } from '../../errors'
 import type { Tokenizer } from '../../tokens/tokenizer'
-import type { GenerationEvent, GenerationEventSink, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
+import type { EmbeddingsJob, EmbeddingsResult, GenerationEvent, GenerationEventSink, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
 import { ReplicaHealth } from './replica-health'
 import { ToolCallPieces } from './tool-call-pieces'
+import { forwardEmbeddings } from './upstream-embeddings'
 import type { Replica, ReplicaPool } from './replica-pool'
 import { rejectsStreamOptions } from './stream-options'
-import { upstreamBrokeOff, upstreamFailed, upstreamLacks, upstreamTimeout, upstreamUnavailable } from './upstream-errors'
+import { lacksPath, upstreamBrokeOff, upstreamFailed, upstreamLacks, upstreamUnavailable, upstreamWentSilent } from './upstream-errors'
+import { readWholeReply } from './whole-reply'
 import type { UpstreamForm } from './upstream-form'
-import { errorDetail, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
+import { errorDetail, noAnswer, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
 import { errorText } from '../../../shared/narrow'
-import { errnoCode } from '../../errno-code'
 
 export interface UpstreamBackendOptions {
   deployment: string
@@ -24,13 +25,10 @@ export interface UpstreamBackendOptions {
 }
 
 const ERROR_BODY_LIMIT = 64 * 1024
-const JSON_BODY_LIMIT = 64 * 1024 * 1024
 const ignore = () => undefined
 /** How long a server may keep the connection open after `[DONE]` before it is hung up on. */
 const AFTER_DONE_GRACE_MS = 1000
 
-/** A model server that went silent mid-reply for longer than its replica's idle timeout. */
-const idleTimeout = (replica: Replica) => upstreamBrokeOff(replica.id, `it sent nothing for ${replica.idleTimeoutMs / 1000} s (the idle timeout)`)
 
 /** Whether a reply is a JSON body rather than an event stream (what some servers send when asked for a stream). */
 function isJson(res: IncomingMessage): boolean {
@@ -56,6 +54,10 @@ export class UpstreamBackend implements ModelBackend {
     return this.replicaHealth.current()
   }
 
+  embed(job: EmbeddingsJob): Promise<EmbeddingsResult> {
+    return forwardEmbeddings(this.options.pool, this.options.modelId, this.options.tokenizer, job)
+  }
+
   async start(input: GenerationInput): Promise<StartedGeneration> {
     const { pool } = this.options
     const tried: string[] = []
@@ -74,14 +76,7 @@ export class UpstreamBackend implements ModelBackend {
         }
         if (!(error instanceof UpstreamConnectError)) throw error
         if (error.kind === 'aborted') throw error
-        if (error.kind === 'timeout') {
-          const timeout = upstreamTimeout(replica.id, replica.timeoutMs / 1000)
-          pool.noteError(replica, timeout.message)
-          throw timeout
-        }
-        // Refused or broken before any answer: the request never ran there, so the next replica may take it.
-        pool.markDown(replica, `unreachable (${error.message})`)
-        lastDetail = error.message
+        lastDetail = noAnswer(pool, replica, error)
       }
     }
     throw upstreamUnavailable(tried, lastDetail)
@@ -162,7 +157,7 @@ export class UpstreamBackend implements ModelBackend {
     return new Promise<void>((resolve, reject) => {
       // A server we are not reading (the client's socket is full) is not idle: the clock starts
       // again when reading resumes. (refresh() re-arms a timer that fired; a cleared one it would not.)
-      const idle = setTimeout(() => (awaiting > 0 ? idle.refresh() : settle(idleTimeout(replica))), replica.idleTimeoutMs)
+      const idle = setTimeout(() => (awaiting > 0 ? idle.refresh() : settle(upstreamWentSilent(replica))), replica.idleTimeoutMs)
       /** `atDone`: the reply ended at [DONE], and the rest of the response is read for the connection's reuse. */
       const settle = (error?: GatewayError, atDone = false) => {
         if (settled) return
@@ -269,30 +264,9 @@ export class UpstreamBackend implements ModelBackend {
   private async wholeEvents(res: IncomingMessage, form: UpstreamForm, replica: Replica, cap: number, input: GenerationInput): Promise<GenerationEvent[]> {
     const { tokenizer } = this.options
     const { signal } = input
-    let text: string
-    const hangUp = () => res.destroy()
-    const unsubscribe = signal.onAbort(hangUp)
-    // A body that stops coming is hung up on like a silent stream.
-    let idledOut = false
-    const idle = setTimeout(() => {
-      idledOut = true
-      res.destroy()
-    }, replica.idleTimeoutMs)
-    const onData = () => idle.refresh()
-    res.on('data', onData)
-    try {
-      text = await readBody(res, JSON_BODY_LIMIT)
-    } catch (error) {
-      if (signal.aborted) return []
-      if (idledOut) throw idleTimeout(replica)
-      throw upstreamBrokeOff(replica.id, `the connection broke (${errnoCode(error) ?? errorText(error)})`)
-    } finally {
-      clearTimeout(idle)
-      res.off('data', onData)
-      unsubscribe()
-    }
+    const text = await readWholeReply(res, replica, signal)
+    if (text === undefined) return []
     input.observer?.receivedBody(text)
-    if (signal.aborted) return []
     let parsed: unknown
     try {
       parsed = JSON.parse(text)
@@ -348,12 +322,4 @@ export class UpstreamBackend implements ModelBackend {
     }
     return events
   }
-}
-
-/**
- * Whether an error answer says the server has no such endpoint: a 405, or a 404 that is not about
- * the model (Ollama answers an unknown model with 404 too, and that is no missing endpoint).
- */
-function lacksPath(status: number, body: string): boolean {
-  return status === 405 || (status === 404 && !/model/i.test(body))
 }

@@ -28,3 +28,15 @@ export const upstreamLacks = (upstream: string, paths: readonly string[]) =>
 /** After the stream started: sent as one event, and the stream closes without `[DONE]`. */
 export const upstreamBrokeOff = (upstream: string, detail: string) =>
   new GatewayError('upstream_error', `The model server ${upstream} failed mid-reply: ${detail}`)
+
+/** A model server that went silent mid-reply for longer than its replica's idle timeout. */
+export const upstreamWentSilent = (replica: { id: string; idleTimeoutMs: number }) =>
+  upstreamBrokeOff(replica.id, `it sent nothing for ${replica.idleTimeoutMs / 1000} s (the idle timeout)`)
+
+/**
+ * Whether an error answer says the server has no such endpoint: a 405, or a 404 that is not about
+ * the model (Ollama answers an unknown model with 404 too, and that is no missing endpoint).
+ */
+export function lacksPath(status: number, body: string): boolean {
+  return status === 405 || (status === 404 && !/model/i.test(body))
+}

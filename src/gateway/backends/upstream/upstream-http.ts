@@ -4,7 +4,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { urlToHttpOptions } from 'node:url'
 import type { StopSignal } from '../../generation/stop-signal'
 import { readStream } from '../../http/read-stream'
-import type { Replica } from './replica-pool'
+import type { Replica, ReplicaPool } from './replica-pool'
+import { upstreamTimeout } from './upstream-errors'
 import { redactSecrets } from '../../redact-secrets'
 import { isRecord } from '../../../shared/narrow'
 
@@ -50,6 +51,21 @@ function idleLimited<A extends HttpAgent>(agent: A): A {
     socket.setTimeout(0)
   }
   return agent
+}
+
+/**
+ * A replica that gave no answer, as one place decides for every endpoint: no headers in time is
+ * the request's end (504, thrown); refused or broken before any answer, the request never ran
+ * there, so it is marked down and its detail returned for the next replica to be tried.
+ */
+export function noAnswer(pool: ReplicaPool, replica: Replica, error: UpstreamConnectError): string {
+  if (error.kind === 'timeout') {
+    const timeout = upstreamTimeout(replica.id, replica.timeoutMs / 1000)
+    pool.noteError(replica, timeout.message)
+    throw timeout
+  }
+  pool.markDown(replica, `unreachable (${error.message})`)
+  return error.message
 }
 
 // Kept-alive connections to model servers: a new TCP handshake per request is pure added latency.

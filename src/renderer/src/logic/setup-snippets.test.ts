@@ -51,6 +51,13 @@ describe('setupSnippets', () => {
     expect(snippets.find((s) => s.id === 'openai-ts')!.text).not.toContain('stream:')
   })
 
+  it('gives Continue a whole config.yaml: chat and embeddings through Mortar, the same key in each', () => {
+    const text = snippets.find((s) => s.id === 'continue')!.text
+    expect(text.split('\n').slice(0, 4)).toEqual(['name: Mortar', 'version: 0.0.1', 'schema: v1', 'models:'])
+    expect(text.match(/^ {4}roles: .*$/gm)).toEqual(['    roles: [chat, edit, apply]', '    roles: [embed]'])
+    expect(text.match(/^ {4}apiBase: .*$/gm)).toEqual(['    apiBase: http://127.0.0.1:7313/v1', '    apiBase: http://127.0.0.1:7313/v1'])
+  })
+
   it('fills in a key when given one', () => {
     const key = 'mk_live_' + 'a'.repeat(40)
     const filled = setupSnippets({ baseUrl: 'http://127.0.0.1:7313/v1', model: 'm', contextWindow: 4096, keyPlaceholder: key })

@@ -1,9 +1,11 @@
-import { useState, type ReactNode } from 'react'
+import { useMemo, useState, type ReactNode } from 'react'
 import { MortarHeader } from '../../../../shared/api/headers'
 import type { CapturedInspection } from '../../logic/inspector/captured-exchange'
+import { summarizeEmbeddings } from '../../logic/inspector/embeddings-reply'
 import { exchangeMetrics, headerValue, isEventStream, isRunning } from '../../logic/inspector/exchange'
 import type { ExchangeSnapshot, StopState } from '../../lib/exchange-run'
 import { Tabs } from '../common/Tabs'
+import { EmbeddingsView } from './EmbeddingsView'
 import { ExportPanel } from './ExportPanel'
 import { FrameDetail } from './FrameDetail'
 import { FrameList } from './FrameList'
@@ -11,6 +13,7 @@ import { HeadersTable } from './HeadersTable'
 import { MetricsBar } from './MetricsBar'
 import { OutcomeBadge } from './OutcomeBadge'
 import { ParsedView } from './ParsedView'
+import { RawBody } from './RawBody'
 import { OptimizerReportView, ToolSelectorReportView } from './ReportViews'
 import { RequestBodies } from './RequestBodies'
 import { Timeline } from './Timeline'
@@ -64,6 +67,8 @@ export function Inspector({ snapshot, elapsed, onEditAndResend, captured, action
   // Before the response says, the request does: a non-streamed one waits for a body, not frames.
   const streamed = upstream !== null ? upstream.frames.length > 0 || upstream.bodyText === null : exchange.response === null ? exchange.request.body.stream !== false : isEventStream(exchange.response)
   const bodyText = upstream !== null ? upstream.bodyText : exchange.bodyText
+  // An embeddings reply is read once per body, not per render: it can be megabytes of numbers.
+  const embeddings = useMemo(() => (streamed ? null : summarizeEmbeddings(bodyText)), [streamed, bodyText])
   const responseHeaders = exchange.response?.headers ?? []
   const optimizer = headerValue(responseHeaders, MortarHeader.optimizer)
   const toolSelector = headerValue(responseHeaders, MortarHeader.toolSelector)
@@ -127,12 +132,10 @@ export function Inspector({ snapshot, elapsed, onEditAndResend, captured, action
               <FrameDetail frame={selectedSeq === null ? undefined : frames[selectedSeq]} />
             </>
           ) : (
-            <pre className="code raw-body" data-testid="raw-body">
-              {bodyText ?? (running ? 'Waiting for the response…' : '')}
-            </pre>
+            <RawBody key={`${exchange.id} ${side}`} text={bodyText} waiting={running} />
           )}
         </div>
-        <ParsedView reply={reply} streamed={streamed} />
+        {embeddings !== null ? <EmbeddingsView summary={embeddings} /> : <ParsedView reply={reply} streamed={streamed} />}
       </div>
       <Tabs<Section> tabs={SECTIONS} active={section} onSelect={setSection} testIdPrefix="inspector-tab" />
       <div className="inspector__section">

@@ -1,0 +1,38 @@
+import { errorText } from '../../../shared/narrow'
+import { errnoCode } from '../../errno-code'
+import type { IncomingMessage } from 'node:http'
+import type { StopSignal } from '../../generation/stop-signal'
+import type { Replica } from './replica-pool'
+import { upstreamBrokeOff, upstreamWentSilent } from './upstream-errors'
+import { readBody } from './upstream-http'
+
+/** The most of a model server's JSON reply that is read; the rest is cut and the connection closed. */
+export const JSON_REPLY_LIMIT = 64 * 1024 * 1024
+
+/**
+ * A model server's JSON reply, read in full: undefined when the signal aborted meanwhile (the
+ * server is hung up on at once). A body that stops coming for the replica's idle timeout is hung
+ * up on like a silent stream; a broken connection is `upstream_error`.
+ */
+export async function readWholeReply(res: IncomingMessage, replica: Replica, signal: StopSignal): Promise<string | undefined> {
+  const unsubscribe = signal.onAbort(() => res.destroy())
+  let idledOut = false
+  const idle = setTimeout(() => {
+    idledOut = true
+    res.destroy()
+  }, replica.idleTimeoutMs)
+  const onData = () => idle.refresh()
+  res.on('data', onData)
+  try {
+    const text = await readBody(res, JSON_REPLY_LIMIT)
+    return signal.aborted ? undefined : text
+  } catch (error) {
+    if (signal.aborted) return undefined
+    if (idledOut) throw upstreamWentSilent(replica)
+    throw upstreamBrokeOff(replica.id, `the connection broke (${errnoCode(error) ?? errorText(error)})`)
+  } finally {
+    clearTimeout(idle)
+    res.off('data', onData)
+    unsubscribe()
+  }
+}

@@ -153,7 +153,7 @@ export function createGateway(config: GatewayConfig): Gateway {
   v1.get('/status', status(currentCatalog))
   for (const [path, { generate }] of generators) v1.post(path.slice('/v1'.length), (req, res) => generate(req, res, principalOf(req)))
   v1.post(COUNT_TOKENS_PATH.slice('/v1'.length), countTokens(generation))
-  v1.post('/embeddings', embeddings({ catalog: currentCatalog, bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }))
+  v1.post('/embeddings', embeddings({ catalog: currentCatalog, bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, telemetry }))
   v1.get('/telemetry', telemetryStream(telemetry, keyBound))
   v1.use('/keys', keysRouter(config.keys))
   v1.use(TRAFFIC_BASE.slice('/v1'.length), trafficRouter(capture, keyBound))

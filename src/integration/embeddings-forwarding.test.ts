@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { FAKE_DIMENSIONS, fakeVector, startFakeEmbeddingsServer, type EmbeddingsFlavor, type FakeEmbeddingsServer } from './fixtures/fake-embeddings-server'
-import { startTestGateway, type TestGateway } from './harness'
+import { startTestGateway, subscribeTelemetry, type TestGateway } from './harness'
 import { endOf, trafficClient } from './traffic-client'
 
 // POST /v1/embeddings through `mortar serve --upstream`: forwarded to the model server's own
@@ -119,6 +119,18 @@ describe('a model server without embeddings', () => {
       await expect(gateway.client().embeddings.create({ model: MODEL, input: 'x' })).rejects.toMatchObject({ status: 501, code: 'upstream_not_supported' })
     })
   }
+
+  it('ends in telemetry as request.failed with its code', async () => {
+    const { gateway } = await gatewayBefore('llama.cpp-disabled')
+    const telemetry = await subscribeTelemetry(gateway, gateway.ownerKey)
+    try {
+      expect((await gateway.post('/v1/embeddings', { model: MODEL, input: 'x' })).status).toBe(501)
+      expect(await telemetry.next()).toMatchObject({ type: 'request.accepted', deployment: 'upstream', stream: false })
+      expect(await telemetry.next()).toMatchObject({ type: 'request.failed', error_code: 'upstream_not_supported', upstream: null, usage: { prompt_tokens: 0, total_tokens: 0 } })
+    } finally {
+      telemetry.close()
+    }
+  })
 
   it('a replica without embeddings is passed over for one that has them', async () => {
     const { fakes, gateway } = await gatewayBefore('llama.cpp-disabled', 'llama.cpp')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SCRIPTED_EMBEDDING_DIMENSIONS } from '../gateway/backends/scripted/hashed-embedding'
 import { MAX_SCRIPTED_EMBEDDING_TOKENS } from '../gateway/backends/scripted/scripted-embeddings'
-import { startTestGateway, type TestGateway } from './harness'
+import { startTestGateway, subscribeTelemetry, type TestGateway } from './harness'
 
 // POST /v1/embeddings against a real `mortar serve` with the scripted model, through the openai
 // SDK unmodified: its default asks for base64 and decodes it; `encoding_format: 'float'` is read as sent.
@@ -97,5 +97,30 @@ describe('POST /v1/embeddings refusals, in the OpenAI envelope', () => {
     const get = await fetch(`${gw.url}/v1/embeddings`, { headers: { Authorization: `Bearer ${gw.ownerKey}` } })
     expect(get.status).toBe(405)
     expect(get.headers.get('allow')).toBe('POST')
+  })
+})
+
+describe('telemetry', () => {
+  it('an embeddings request is accepted, then finished with its usage, under its embd- id', async () => {
+    const telemetry = await subscribeTelemetry(gw, gw.ownerKey)
+    try {
+      const response = await gw.client().embeddings.create({ model: MODEL, input: ['hello world', 'hello'] }, { headers: { 'X-Mortar-Session': 'indexer' } }).withResponse()
+      const id = response.response.headers.get('x-mortar-request-id')
+      expect(id).toMatch(/^embd-[0-9a-f]{24}$/)
+      const accepted = await telemetry.next()
+      expect(accepted).toMatchObject({ type: 'request.accepted', id, session: 'indexer', model: MODEL, deployment: 'scripted', stream: false, key_name: 'default' })
+      const finished = await telemetry.next()
+      expect(finished).toMatchObject({
+        type: 'request.finished',
+        id,
+        finish_reason: null,
+        error_code: null,
+        usage: { prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 },
+        usage_source: 'estimate',
+        cost_usd: null,
+      })
+    } finally {
+      telemetry.close()
+    }
   })
 })

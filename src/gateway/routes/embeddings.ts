@@ -9,21 +9,29 @@ import { GatewayError, invalidRequest } from '../errors'
 import { StopController } from '../generation/stop-signal'
 import { readJsonBody } from '../http/read-json-body'
 import { sendJson } from '../http/send-json'
+import type { CompletionRecord } from '../pipeline/completion-context'
+import { OPTIMIZER_RULESET } from '../pipeline/optimize-prompt'
 import { resolveSession } from '../pipeline/resolve-session'
+import { randomHex } from '../random-id'
+import { completionEvents } from '../telemetry/completion-events'
+import type { TelemetryBus } from '../telemetry/telemetry-bus'
 import { whenClientLeaves } from './generation-route'
 
 export interface EmbeddingsDeps {
   catalog: () => ModelCatalog
   bodyLimitBytes: number
+  telemetry: TelemetryBus
 }
 
 /**
  * POST /v1/embeddings (docs/embeddings.md): read body → validate → resolve model → the
  * deployment embeds → the OpenAI list, in float or base64. Not a generation: no stream, nothing
- * to stop by id; a client that leaves hangs up on the model server.
+ * to stop by id; a client that leaves hangs up on the model server. Telemetry and Traffic see it
+ * as they see a generation: accepted, then finished (its usage and cost), failed or disconnected.
  */
 export function embeddings(deps: EmbeddingsDeps): RequestHandler {
   return async (req, res) => {
+    const acceptedAt = performance.now()
     const principal = principalOf(req)
     const body = await readJsonBody(req, deps.bodyLimitBytes)
     const parsed = parseEmbeddingsRequest(body.value)
@@ -41,36 +49,61 @@ export function embeddings(deps: EmbeddingsDeps): RequestHandler {
       throw new GatewayError('upstream_not_supported', `The deployment ${backend.deployment} of \`${model.id}\` serves no embeddings.`, { param: 'model' })
     }
 
+    // Named like a vLLM embeddings reply; in telemetry and Traffic, as a generation's ID is.
+    const id = 'embd-' + randomHex(12)
+    res.setHeader(HeaderName.requestId, id)
+    const { telemetry } = deps
+    if (telemetry.size > 0) {
+      telemetry.publish({
+        type: 'request.accepted',
+        id,
+        org: principal.org,
+        session: session.name,
+        model: model.id,
+        at: new Date().toISOString(),
+        key_name: principal.keyName,
+        deployment: backend.deployment,
+        stream: false,
+        // No prompt to optimize or tools to select: reported as for a plain completions prompt.
+        optimizer: `ruleset=${OPTIMIZER_RULESET}; mode=off`,
+        tool_selector: null,
+        dedupe: null,
+      })
+    }
+    const ended = (outcome: CompletionRecord['outcome'], result: EmbeddingsResult | undefined, error?: GatewayError) => {
+      const promptTokens = result?.promptTokens ?? 0
+      const record: CompletionRecord = {
+        id,
+        org: principal.org,
+        session: session.name,
+        model: model.id,
+        deployment: backend.deployment,
+        upstream: result?.upstream,
+        stream: false,
+        outcome,
+        finishReason: undefined,
+        finishReasonDerived: false,
+        errorCode: error?.code,
+        usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
+        usageSource: result?.usageSource ?? 'estimate',
+      }
+      if (recorder !== undefined) recorder.generation = () => ({ record, error: error?.toEnvelope().error ?? null })
+      if (telemetry.size > 0) for (const event of completionEvents(record, performance.now() - acceptedAt, model.price)) telemetry.publish(event)
+    }
+
     const stop = new StopController<'client_disconnected'>()
     const stopListening = whenClientLeaves(res, () => stop.abort('client_disconnected'))
     let result: EmbeddingsResult
     try {
       result = await backend.embed({ request, signal: stop, observer: recorder })
+    } catch (error) {
+      if (error instanceof GatewayError) ended('failed', undefined, error)
+      throw error
     } finally {
       stopListening()
     }
-    if (stop.aborted) return
-    if (recorder !== undefined) {
-      const usage = { prompt_tokens: result.promptTokens, completion_tokens: 0, total_tokens: result.promptTokens }
-      recorder.generation = () => ({
-        record: {
-          id: '',
-          org: principal.org,
-          session: session.name,
-          model: model.id,
-          deployment: backend.deployment,
-          upstream: result.upstream,
-          stream: false,
-          outcome: 'finished',
-          finishReason: undefined,
-          finishReasonDerived: false,
-          errorCode: undefined,
-          usage,
-          usageSource: result.usageSource,
-        },
-        error: null,
-      })
-    }
+    if (stop.aborted) return ended('client_disconnected', result)
+    ended('finished', result)
     if (result.upstream !== undefined) res.setHeader(HeaderName.upstream, result.upstream)
     sendJson(res, 200, embeddingList(model.id, request, result))
   }

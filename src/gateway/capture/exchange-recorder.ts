@@ -72,11 +72,6 @@ export class ExchangeRecorder implements UpstreamObserver {
   readonly id = 'exch_' + randomHex(12)
   readonly startedAt = Date.now()
   readonly t0 = performance.now()
-  /**
-   * The request target as it arrived: Express's routers rewrite `req.url` to the part below their
-   * mount point (`/embeddings` under `/v1`) while their handler runs, which may be when the exchange is built.
-   */
-  readonly url: string
   readonly frames: FrameLog
   /** The request's body: its bytes as received, replaced by their UTF-8 text once a JSON body is decoded. */
   requestBody: Buffer | string | undefined
@@ -106,7 +101,6 @@ export class ExchangeRecorder implements UpstreamObserver {
     readonly res: ServerResponse,
     private readonly hooks: RecorderHooks,
   ) {
-    this.url = req.url ?? ''
     // Frames of both sides share the exchange's budget; bodies are cut to fit when it is built.
     this.frames = new FrameLog(hooks.maxExchangeBytes() / 2)
     this.url = receivedUrlOf(req)

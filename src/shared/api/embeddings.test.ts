@@ -57,7 +57,7 @@ describe('base64 vectors', () => {
   it('are the little-endian float32 bytes, as the openai SDK decodes them', () => {
     const vector = Float32Array.from([1, -0.5, 0.1, 3.25])
     const encoded = float32ToBase64(vector)
-    expect(Buffer.from(encoded, 'base64')).toEqual(Buffer.from([0, 0, 0x80, 0x3f, 0, 0, 0, 0xbf, 0xcd, 0xcc, 0xcc, 0x3d, 0, 0, 0x50, 0x40]))
+    expect(Array.from(atob(encoded), (char) => char.charCodeAt(0))).toEqual([0, 0, 0x80, 0x3f, 0, 0, 0, 0xbf, 0xcd, 0xcc, 0xcc, 0x3d, 0, 0, 0x50, 0x40])
     expect(base64ToFloat32(encoded)).toEqual(vector)
     const long = Float32Array.from({ length: 20_000 }, (_, i) => Math.sin(i))
     expect(base64ToFloat32(float32ToBase64(long))).toEqual(long)

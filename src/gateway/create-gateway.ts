@@ -234,6 +234,7 @@ const V1_ROUTE_ROOTS: readonly string[] = [
   'status',
   'telemetry',
   'keys',
+  'embeddings',
   TRAFFIC_BASE.slice('/v1/'.length),
   'generations',
   ...new Set(GENERATION_ENDPOINTS.map((endpoint) => endpoint.path.split('/')[1] ?? '')),

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ERROR_CODES, type ErrorCode } from '../../shared/api/errors'
 import { GatewayError } from '../errors'
 import { idempotencyKeyConflict, type DedupeParticipation, type InFlightDedupe, type LeadGeneration } from '../pipeline/in-flight-dedupe'
+import { parseRedisValue } from './redis-message'
 import type { RedisLink } from './redis-link'
 
 /**
@@ -57,11 +58,11 @@ export class ClusterDedupe {
       if (claimed !== null) return this.local.join(org, key, fingerprint, id, () => this.leadForCluster(entryKey, id, lead()))
       // The leader finished between the two commands: elect again.
       if (current === null) continue
-      const leader = entrySchema.safeParse(safeJson(current))
-      if (!leader.success) continue
-      if (leader.data.fingerprint !== fingerprint) throw idempotencyKeyConflict(key)
+      const leader = parseRedisValue(entrySchema, current)
+      if (leader === undefined) continue
+      if (leader.fingerprint !== fingerprint) throw idempotencyKeyConflict(key)
       // The group formed here follows another instance's leader: every participant here shares.
-      const following = this.local.join(org, key, fingerprint, leader.data.id, () => this.follow(entryKey, leader.data.id))
+      const following = this.local.join(org, key, fingerprint, leader.id, () => this.follow(entryKey, leader.id))
       return { ...following, role: 'shared' }
     }
     return this.local.join(org, key, fingerprint, id, lead)
@@ -111,7 +112,7 @@ export class ClusterDedupe {
       this.link.commands
         .get(entryKey)
         .then((current) => {
-          const leader = current === null ? undefined : entrySchema.safeParse(safeJson(current)).data
+          const leader = current === null ? undefined : parseRedisValue(entrySchema, current)
           if (leader?.id !== leaderId) setTimeout(() => done(this.recent.get(waitKey)?.result ?? { ok: false, error: leaderGone() }), 50)
         })
         .catch(() => undefined)
@@ -131,9 +132,9 @@ export class ClusterDedupe {
   }
 
   private onResult(message: string): void {
-    const parsed = resultMessageSchema.safeParse(safeJson(message))
-    if (!parsed.success) return
-    const { key, id, result } = parsed.data
+    const parsed = parseRedisValue(resultMessageSchema, message)
+    if (parsed === undefined) return
+    const { key, id, result } = parsed
     const waitKey = `${key}\u0000${id}`
     const now = Date.now()
     for (const [name, entry] of this.recent) if (now - entry.at > RECENT_RESULT_MS) this.recent.delete(name)
@@ -168,13 +169,6 @@ type SharedResult = z.output<typeof sharedResultSchema>
 const resultMessageSchema = z.object({ key: z.string(), id: z.string(), result: sharedResultSchema })
 type ResultMessage = z.output<typeof resultMessageSchema>
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
 
 function errorOf(error: unknown): z.output<typeof sharedErrorSchema> {
   if (error instanceof GatewayError) return { code: error.code, message: error.message, param: error.param }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseRedisValue } from './redis-message'
 import type { RedisLink } from './redis-link'
 
 /**
@@ -26,11 +27,11 @@ export interface ClusterFanout<Event> {
  * of its instance dying).
  */
 export class ClusterEventRelay<Event> implements ClusterFanout<Event> {
-  private wanted = false
+  private listenedElsewhere = false
   private localCount = 0
   private readonly timer: NodeJS.Timeout
-  private readonly wantedChannel: string
-  private readonly wantedSet: string
+  /** Both the sorted set of listening instances and the channel announcing a first subscriber. */
+  private readonly wantedKey: string
 
   constructor(
     private readonly link: RedisLink,
@@ -39,16 +40,15 @@ export class ClusterEventRelay<Event> implements ClusterFanout<Event> {
     private readonly eventSchema: z.ZodType<Event>,
     private readonly deliver: (event: Event, org: string | null | undefined) => void,
   ) {
-    this.wantedChannel = `${channel}:wanted`
-    this.wantedSet = `${channel}:wanted`
+    this.wantedKey = `${channel}:wanted`
     link.subscriber.on('message', (from: string, message: string) => this.onMessage(from, message))
-    void link.subscriber.subscribe(channel, this.wantedChannel).catch(() => undefined)
+    void link.subscriber.subscribe(channel, this.wantedKey).catch(() => undefined)
     this.timer = setInterval(() => this.poll(), POLL_MS)
     this.timer.unref()
   }
 
   get wantedElsewhere(): boolean {
-    return this.wanted && this.link.connected
+    return this.listenedElsewhere && this.link.connected
   }
 
   forward(event: Event, org: string | null | undefined): void {
@@ -63,8 +63,8 @@ export class ClusterEventRelay<Event> implements ClusterFanout<Event> {
     if (first && this.link.connected) {
       const commands = this.link.commands
       commands
-        .zadd(this.wantedSet, Date.now() + WANTED_TTL_MS, this.instance)
-        .then(() => commands.publish(this.wantedChannel, this.instance))
+        .zadd(this.wantedKey, Date.now() + WANTED_TTL_MS, this.instance)
+        .then(() => commands.publish(this.wantedKey, this.instance))
         .catch(() => undefined)
     }
   }
@@ -77,35 +77,29 @@ export class ClusterEventRelay<Event> implements ClusterFanout<Event> {
     if (!this.link.connected) return
     const now = Date.now()
     const pipeline = this.link.commands.pipeline()
-    if (this.localCount > 0) pipeline.zadd(this.wantedSet, now + WANTED_TTL_MS, this.instance)
-    pipeline.zremrangebyscore(this.wantedSet, '-inf', now)
-    pipeline.zrangebyscore(this.wantedSet, now, '+inf')
+    if (this.localCount > 0) pipeline.zadd(this.wantedKey, now + WANTED_TTL_MS, this.instance)
+    pipeline.zremrangebyscore(this.wantedKey, '-inf', now)
+    pipeline.zrangebyscore(this.wantedKey, now, '+inf')
     pipeline
       .exec()
       .then((results) => {
         const listeners = results?.at(-1)?.[1]
-        if (Array.isArray(listeners)) this.wanted = listeners.some((name) => name !== this.instance)
+        if (Array.isArray(listeners)) this.listenedElsewhere = listeners.some((name) => name !== this.instance)
       })
       .catch(() => undefined)
   }
 
   private onMessage(channel: string, message: string): void {
-    if (channel === this.wantedChannel) {
-      if (message !== this.instance) this.wanted = true
+    if (channel === this.wantedKey) {
+      if (message !== this.instance) this.listenedElsewhere = true
       return
     }
     if (channel !== this.channel) return
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(message)
-    } catch {
-      return
-    }
-    const relayed = relayedSchema.safeParse(parsed)
-    if (!relayed.success || relayed.data.from === this.instance) return
-    const event = this.eventSchema.safeParse(relayed.data.event)
+    const relayed = parseRedisValue(relayedSchema, message)
+    if (relayed === undefined || relayed.from === this.instance) return
+    const event = this.eventSchema.safeParse(relayed.event)
     if (!event.success) return
-    this.deliver(event.data, relayed.data.scoped ? relayed.data.org : undefined)
+    this.deliver(event.data, relayed.scoped ? relayed.org : undefined)
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import type { GenerationRegistry } from '../generation/generation-registry'
+import { parseRedisValue } from './redis-message'
 import type { RedisLink } from './redis-link'
 
 /**
@@ -51,14 +52,14 @@ export class GenerationDirectory {
    */
   async stopElsewhere(id: string, org: string): Promise<boolean> {
     if (!this.link.connected) return false
-    let owner: { instance: string; org: string }
+    let entry: string | null
     try {
-      const entry = await this.link.commands.get(entryKey(id))
-      if (entry === null) return false
-      owner = entrySchema.parse(JSON.parse(entry))
+      entry = await this.link.commands.get(entryKey(id))
     } catch {
       return false
     }
+    const owner = entry === null ? undefined : parseRedisValue(entrySchema, entry)
+    if (owner === undefined) return false
     // Another org's generation is answered like an unknown one, without asking its owner.
     if (owner.org !== org || owner.instance === this.instance) return false
     const ask = randomUUID()
@@ -99,24 +100,19 @@ export class GenerationDirectory {
     pipeline.exec().catch(() => undefined)
   }
 
+  /** Every message of the shared subscriber connection comes here: only this directory's two channels are read. */
   private onMessage(channel: string, message: string): void {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(message)
-    } catch {
-      return
-    }
     if (channel === stopChannel(this.instance)) {
-      const request = stopRequestSchema.safeParse(parsed)
-      if (!request.success) return
-      const { ask, id, org, from } = request.data
+      const request = parseRedisValue(stopRequestSchema, message)
+      if (request === undefined) return
+      const { ask, id, org, from } = request
       // The registry checks the org again: the owner trusts no one's claim about it.
       const stopped = this.generations.stop(id, org, 'stopped')
       const answer: StopAnswer = { ask, stopped }
       this.link.commands.publish(answerChannel(from), JSON.stringify(answer)).catch(() => undefined)
     } else if (channel === answerChannel(this.instance)) {
-      const answer = stopAnswerSchema.safeParse(parsed)
-      if (answer.success) this.waiting.get(answer.data.ask)?.(answer.data.stopped)
+      const answer = parseRedisValue(stopAnswerSchema, message)
+      if (answer !== undefined) this.waiting.get(answer.ask)?.(answer.stopped)
     }
   }
 }

@@ -37,8 +37,8 @@ describe('a model server slow to answer (test ping interval 100 ms)', () => {
       const response = await gw.post('/v1/chat/completions', userMessage('hi'))
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
-      // The stream opened before the server had answered, so it cannot name the replica.
-      expect(response.headers.get('x-mortar-upstream')).toBeNull()
+      // The stream opened before the server had answered; it names the server it was waiting on.
+      expect(response.headers.get('x-mortar-upstream')).toBe(`127.0.0.1:${fake.port}`)
       const events = await readEvents(response)
       const firstData = events.findIndex((event) => event.startsWith('data: '))
       expect(events.slice(0, firstData).every(isPing)).toBe(true)

@@ -37,6 +37,11 @@ export interface GenerationInput {
   signal: StopSignal
   /** Told what is sent to a model server and what comes back (traffic capture); absent when capture is off. */
   observer?: UpstreamObserver | undefined
+  /**
+   * Told which model server the request is about to be sent to, before it answers: a stream whose
+   * headers must leave before any server answered still names the one it waits on.
+   */
+  onSending?: ((replica: string) => void) | undefined
 }
 
 /**

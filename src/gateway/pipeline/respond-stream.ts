@@ -38,9 +38,11 @@ export async function respondWithStream(
   let ping: NodeJS.Timeout | undefined
   const keepAlive = () => (ping ??= setInterval(() => void writer.comment('ping'), options.pingIntervalMs))
   let opened = false
+  let waitingOn: string | undefined
   const openEarly = setTimeout(() => {
     if (res.destroyed) return
     opened = true
+    if (waitingOn !== undefined) res.setHeader(HeaderName.upstream, waitingOn)
     writer.open()
     void writer.comment('ping')
     keepAlive()
@@ -48,7 +50,8 @@ export async function respondWithStream(
 
   let started: StartedGeneration | undefined
   try {
-    started = await startGeneration(context.model.backend, planInput(context), live, (refused) => options.onEnd(refused, undefined))
+    const input = { ...planInput(context), onSending: (replica: string) => void (waitingOn = replica) }
+    started = await startGeneration(context.model.backend, input, live, (refused) => options.onEnd(refused, undefined))
   } catch (error) {
     clearTimeout(openEarly)
     clearInterval(ping)

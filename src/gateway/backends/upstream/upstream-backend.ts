@@ -104,6 +104,7 @@ export class UpstreamBackend implements ModelBackend {
     for (;;) {
       const askForUsage = replica.acceptsStreamOptions
       const body = form.body(request, { model: replica.model ?? this.options.modelId, maxTokens: input.maxTokens, askForUsage })
+      input.onSending?.(replica.id)
       input.observer?.sent(replica.id, body)
       const res = await postToReplica(replica, form.path, body, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
       const status = res.statusCode ?? 0

@@ -1,6 +1,8 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback, useState } from 'react'
 import type { ApiKeyObject, CreatedApiKey, CreateKeyRequest } from '../../../shared/api/keys'
+import { errorMessage } from '../logic/error-message'
 import { insufficientRole, type GatewayClient } from '../lib/gateway-client'
+import { useLoad } from './use-load'
 
 /**
  * Whether this window's key may manage keys. `/v1/keys` answers owners and admins; anyone else
@@ -21,75 +23,50 @@ export interface ApiKeysState {
   dismissRevealed(): void
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+const NO_KEYS: ApiKeyObject[] = []
 
 /**
  * The organization's API keys, over the gateway's `/v1/keys` with this window's key: the same
  * calls in Electron (the per-launch owner key) and in a browser (the key the tab was opened with).
  */
 export function useApiKeys(client: GatewayClient): ApiKeysState {
-  const [access, setAccess] = useState<KeyAccess>({ kind: 'loading' })
-  const [keys, setKeys] = useState<ApiKeyObject[]>([])
   const [revealed, setRevealed] = useState<CreatedApiKey | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  /** Bumped after each change, so the list is read again. */
+  const [version, setVersion] = useState(0)
+  const listing = useLoad(
+    useCallback((signal: AbortSignal) => client.listKeys(signal), [client]),
+    [client, version],
+    { keepWhileReloading: true },
+  )
 
   // What a listing means for the panel: the keys, or that this key may not see them.
-  const settle = useCallback((outcome: { keys: ApiKeyObject[] } | { error: unknown }) => {
-    if ('keys' in outcome) {
-      setKeys(outcome.keys)
-      setAccess({ kind: 'allowed' })
-      return
+  const forbidden = listing.kind === 'failed' ? insufficientRole(listing.error) : null
+  const access: KeyAccess =
+    listing.kind === 'loading' ? { kind: 'loading' } : forbidden !== null ? { kind: 'forbidden', message: forbidden } : { kind: 'allowed' }
+  const keys = listing.kind === 'ready' ? listing.value : NO_KEYS
+  const listProblem = listing.kind === 'failed' && forbidden === null ? listing.message : null
+
+  const run = useCallback(async (action: () => Promise<CreatedApiKey | ApiKeyObject>) => {
+    setBusy(true)
+    setError(null)
+    try {
+      const result = await action()
+      if ('key' in result) setRevealed(result)
+      setVersion((n) => n + 1)
+    } catch (e) {
+      setError(errorMessage(e))
+    } finally {
+      setBusy(false)
     }
-    const forbidden = insufficientRole(outcome.error)
-    if (forbidden === null) {
-      setError(messageOf(outcome.error))
-      return
-    }
-    setKeys([])
-    setAccess({ kind: 'forbidden', message: forbidden })
   }, [])
-
-  const refresh = useCallback(
-    () => client.listKeys().then((listed) => settle({ keys: listed }), (e: unknown) => settle({ error: e })),
-    [client, settle],
-  )
-
-  useEffect(() => {
-    const controller = new AbortController()
-    client.listKeys(controller.signal).then(
-      (listed) => {
-        if (!controller.signal.aborted) settle({ keys: listed })
-      },
-      (e: unknown) => {
-        if (!controller.signal.aborted) settle({ error: e })
-      },
-    )
-    return () => controller.abort()
-  }, [client, settle])
-
-  const run = useCallback(
-    async (action: () => Promise<CreatedApiKey | ApiKeyObject>) => {
-      setBusy(true)
-      setError(null)
-      try {
-        const result = await action()
-        if ('key' in result) setRevealed(result)
-        await refresh()
-      } catch (e) {
-        setError(messageOf(e))
-      } finally {
-        setBusy(false)
-      }
-    },
-    [refresh],
-  )
 
   return {
     access,
     keys,
     revealed,
-    error,
+    error: error ?? listProblem,
     busy,
     create: (request) => run(() => client.createKey(request)),
     revoke: (id) => run(() => client.revokeKey(id)),

@@ -3,6 +3,7 @@ import { exchangeFollowEventSchema, type Exchange, type ExchangeSummary } from '
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { applyFollowEvent } from '../lib/followed-exchange'
 import type { GatewayClient } from '../lib/gateway-client'
+import { errorMessage } from '../logic/error-message'
 
 export type CapturedExchangeState = { kind: 'loading' } | { kind: 'ready'; exchange: Exchange } | { kind: 'failed'; message: string }
 
@@ -20,7 +21,7 @@ export function useCapturedExchange(client: GatewayClient, summary: ExchangeSumm
   useEffect(() => {
     const controller = new AbortController()
     const failed = (error: unknown) => {
-      if (!controller.signal.aborted) setState({ kind: 'failed', message: error instanceof Error ? error.message : String(error) })
+      if (!controller.signal.aborted) setState({ kind: 'failed', message: errorMessage(error) })
     }
     if (!running) {
       client.getExchange(id, controller.signal).then((exchange) => setState({ kind: 'ready', exchange }), failed)

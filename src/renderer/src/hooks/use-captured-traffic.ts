@@ -2,9 +2,11 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { trafficEventSchema, type CaptureStatus, type ExchangeSummary, type TrafficEvent } from '../../../shared/api/traffic'
 import { applyTrafficEvent, filterParams, isSearching, mergePage, type TrafficFilterForm } from '../lib/captured-rows'
 import type { StreamConnection } from '../lib/follow-event-stream'
+import { errorMessage } from '../logic/error-message'
 import type { GatewayClient } from '../lib/gateway-client'
 import { eventParser } from '../logic/event-parser'
 import { useLiveEvents } from './use-live-events'
+import { useLoad } from './use-load'
 
 /** While a search runs, live events re-run it, at most this often. */
 const SEARCH_REFRESH_MS = 400
@@ -36,7 +38,6 @@ export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterFor
   const [answered, setAnswered] = useState<string | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [cursor, setCursor] = useState<string | null>(null)
-  const [capture, setCapture] = useState<CaptureStatus | null | undefined>(undefined)
   const [refresh, setRefresh] = useState(0)
   /** Bumped by each batch of live events, so the store's size in the toolbar follows. */
   const [statusTick, setStatusTick] = useState(0)
@@ -58,20 +59,20 @@ export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterFor
       },
       (failure: unknown) => {
         if (controller.signal.aborted) return
-        setError(failure instanceof Error ? failure.message : String(failure))
+        setError(errorMessage(failure))
         setAnswered(query)
       },
     )
     return () => controller.abort()
   }, [client, form, query])
 
-  useEffect(() => {
-    const controller = new AbortController()
-    client.captureStatus(controller.signal).then(setCapture, () => {
-      if (!controller.signal.aborted) setCapture(null)
-    })
-    return () => controller.abort()
-  }, [client, refresh, statusTick])
+  const status = useLoad(
+    useCallback((signal: AbortSignal) => client.captureStatus(signal), [client]),
+    [client, refresh, statusTick],
+    { keepWhileReloading: true },
+  )
+  // A gateway without the traffic API (or that refuses it) has no capture to show.
+  const capture = status.kind === 'loading' ? undefined : status.kind === 'ready' ? status.value : null
 
   // While a search runs, live events re-run it (at most every SEARCH_REFRESH_MS).
   const search = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
@@ -95,7 +96,7 @@ export function useCapturedTraffic(client: GatewayClient, form: TrafficFilterFor
         setRows((current) => mergePage(current, page.data))
         setCursor(page.next_cursor)
       },
-      (failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)),
+      (failure: unknown) => setError(errorMessage(failure)),
     )
   }, [client, cursor])
 

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { forgetKey, onNewUiLink, rememberKey, resolveConnection, type Connection } from '../lib/desktop'
 import { GatewayClient, GatewayHttpError } from '../lib/gateway-client'
+import { errorMessage } from '../logic/error-message'
 
 export type ConnectionState =
   | { kind: 'connecting' }
@@ -68,11 +69,11 @@ export function useConnection(): {
             set({ kind: 'needs-key', problem: typedKey.current ? 'The gateway refused that key.' : KEY_NO_LONGER_VALID })
             typedKey.current = false
           } else if (!controller.signal.aborted) {
-            set({ kind: 'unavailable', message: error instanceof Error ? error.message : String(error) })
+            set({ kind: 'unavailable', message: errorMessage(error) })
           }
         }
       } catch (error) {
-        set({ kind: 'unavailable', message: error instanceof Error ? error.message : String(error) })
+        set({ kind: 'unavailable', message: errorMessage(error) })
       }
     })()
     return () => {

@@ -1,11 +1,14 @@
-import { useEffect, useState } from 'react'
 import { gatewayBaseUrl } from '../lib/desktop'
+import { errorMessage } from '../logic/error-message'
 import { healthFromResponse, type GatewayHealth } from '../lib/gateway-health'
+import { useLoad } from './use-load'
 
 /** How often the header asks `/health`: a stopped gateway shows as unreachable within this. */
 export const HEALTH_POLL_MS = 2_000
 /** A `/health` that takes longer than this counts as unreachable. */
 const HEALTH_TIMEOUT_MS = 3_000
+/** One gateway per window: nothing to read it again for. */
+const NO_KEY: readonly unknown[] = []
 
 async function checkGatewayHealth(signal: AbortSignal): Promise<GatewayHealth> {
   try {
@@ -15,7 +18,7 @@ async function checkGatewayHealth(signal: AbortSignal): Promise<GatewayHealth> {
     })
     return healthFromResponse(response.status, await response.json().catch(() => undefined))
   } catch (error) {
-    return { kind: 'unreachable', reason: error instanceof Error ? error.message : String(error) }
+    return { kind: 'unreachable', reason: errorMessage(error) }
   }
 }
 
@@ -24,23 +27,7 @@ async function checkGatewayHealth(signal: AbortSignal): Promise<GatewayHealth> {
  * too) every HEALTH_POLL_MS, one check at a time, for as long as the app is open.
  */
 export function useGatewayHealth(): GatewayHealth {
-  const [health, setHealth] = useState<GatewayHealth>({ kind: 'checking' })
-
-  useEffect(() => {
-    const controller = new AbortController()
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const poll = async () => {
-      const result = await checkGatewayHealth(controller.signal)
-      if (controller.signal.aborted) return
-      setHealth(result)
-      timer = setTimeout(() => void poll(), HEALTH_POLL_MS)
-    }
-    void poll()
-    return () => {
-      controller.abort()
-      clearTimeout(timer)
-    }
-  }, [])
-
-  return health
+  const health = useLoad(checkGatewayHealth, NO_KEY, { pollMs: HEALTH_POLL_MS })
+  if (health.kind === 'loading') return { kind: 'checking' }
+  return health.kind === 'ready' ? health.value : { kind: 'unreachable', reason: health.message }
 }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import type { DesktopSettings, GatewaySettings } from '../../../shared/desktop-settings'
 import { settingsStore } from '../lib/desktop'
+import { errorMessage } from '../logic/error-message'
 
 export interface SettingsState {
   settings: DesktopSettings | null
@@ -30,7 +31,7 @@ export function useSettings(): SettingsState {
         setAtLaunch(loaded.gateway)
       })
       .catch((e: unknown) => {
-        if (!cancelled) setError(e instanceof Error ? e.message : String(e))
+        if (!cancelled) setError(errorMessage(e))
       })
     return () => {
       cancelled = true
@@ -44,7 +45,7 @@ export function useSettings(): SettingsState {
         setError(null)
         return true
       } catch (e) {
-        setError(e instanceof Error ? e.message : String(e))
+        setError(errorMessage(e))
         return false
       }
     },

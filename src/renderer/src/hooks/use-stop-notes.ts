@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react'
-import { errorMessage } from '../lib/error-message'
+import { errorMessage } from '../logic/error-message'
 
 export interface StopNotes {
   /** Completion ID → what became of its Stop: "stopping…", then the gateway's answer or the failure. */

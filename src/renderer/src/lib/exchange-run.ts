@@ -16,6 +16,7 @@ import {
 } from '../logic/inspector/exchange'
 import { StreamFrameRecorder, type StreamFrame } from '../logic/inspector/stream-frames'
 import type { GatewayClient } from './gateway-client'
+import { errorMessage } from '../logic/error-message'
 
 const FLUSH_MS = 50
 
@@ -133,7 +134,7 @@ export class ExchangeRun {
       const answer = await this.client.stopGeneration(id)
       this.stopState = { kind: 'answered', ...answer }
     } catch (error) {
-      this.stopState = { kind: 'failed', message: error instanceof Error ? error.message : String(error) }
+      this.stopState = { kind: 'failed', message: errorMessage(error) }
     }
     this.notify(true)
   }
@@ -175,7 +176,7 @@ export class ExchangeRun {
 
   private finish(reason: ExchangeEndReason, error?: unknown): void {
     if (this.exchange.end !== null) return
-    const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error)
+    const message = error === undefined ? undefined : errorMessage(error)
     this.exchange.end = { at: this.elapsed(), reason, ...(message !== undefined ? { message } : {}) }
     this.notify(true)
   }

@@ -3,6 +3,7 @@
 // the connection, which returns to the key prompt. EventSource cannot send Authorization.
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { GatewayHttpError } from './gateway-client'
+import { errorMessage } from '../logic/error-message'
 
 export type StreamConnection =
   | { kind: 'connecting' }
@@ -46,7 +47,7 @@ export async function followEventStream({ open, onData, onConnection, signal }: 
         onConnection({ kind: 'refused', reason: error.message })
         return
       }
-      reason = error instanceof Error ? error.message : String(error)
+      reason = errorMessage(error)
     }
     if (signal.aborted) return
     onConnection({ kind: 'reconnecting', reason, inMs: delay })

@@ -36,7 +36,7 @@ export function SettingsView({ client, settings, onSignOut }: SettingsViewProps)
     [settings.scope, current, save],
   )
   const capture = useCaptureMode(client, keepCapture)
-  const model = models.kind === 'ready' ? (models.models.find((m) => m.deployment !== null) ?? models.models[0]) : undefined
+  const model = models.kind === 'ready' ? (models.value.find((m) => m.deployment !== null) ?? models.value[0]) : undefined
   const baseUrl = client.url('/v1')
 
   return (

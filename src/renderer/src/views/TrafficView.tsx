@@ -15,7 +15,7 @@ import { useStopNotes, type StopNotes } from '../hooks/use-stop-notes'
 import type { Traffic } from '../hooks/use-traffic'
 import { filterParams, noFilter, valuesSeen, type TrafficFilterForm } from '../lib/captured-rows'
 import type { CaptureStatus, ExchangeSummary } from '../../../shared/api/traffic'
-import { errorMessage } from '../lib/error-message'
+import { errorMessage } from '../logic/error-message'
 import type { GatewayClient } from '../lib/gateway-client'
 import { saveFile } from '../lib/save-file'
 import { modelsSeen, noTrafficFilter, visibleRows, type TrafficFilter } from '../logic/telemetry/traffic-table'
@@ -199,7 +199,7 @@ function SessionPanel({ client, session, version, onSelect, onClose }: { client:
   const state = useSessionPrefixes(client, session, String(version))
   if (state.kind === 'loading') return <p className="muted">Comparing the session&apos;s prompts…</p>
   if (state.kind === 'failed') return <p className="field__problem">Could not compare the session&apos;s prompts: {state.message}</p>
-  return <SessionView prefixes={state.prefixes} onSelect={onSelect} onClose={onClose} />
+  return <SessionView prefixes={state.value} onSelect={onSelect} onClose={onClose} />
 }
 
 /** Traffic from the telemetry stream alone: events, no bodies (capture is off). */

@@ -3,6 +3,7 @@ import type { RecordedExchange } from '../../logic/inspector/exchange'
 import { toFetch, toOpenAiSdkPython, toOpenAiSdkTypeScript } from '../../logic/inspector/export-code'
 import { toCurl, toJsonl } from '../../logic/inspector/exports'
 import type { StreamFrame } from '../../logic/inspector/stream-frames'
+import { saveFile } from '../../lib/save-file'
 import { CopyButton } from '../common/CopyButton'
 
 type Format = 'curl' | 'jsonl' | 'sdk' | 'python' | 'fetch'
@@ -26,15 +27,6 @@ interface ExportPanelProps {
   exchange: RecordedExchange
   frames: readonly StreamFrame[]
   frameCount: number
-}
-
-function download(text: string, file: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }))
-  const link = document.createElement('a')
-  link.href = url
-  link.download = file
-  link.click()
-  setTimeout(() => URL.revokeObjectURL(url), 1_000)
 }
 
 /** The request as curl, SDK or fetch code (the key comes from $MORTAR_API_KEY), the frames as JSONL. */
@@ -61,7 +53,7 @@ export function ExportPanel({ exchange, frames, frameCount }: ExportPanelProps) 
         ))}
         <span className="spacer" />
         <CopyButton text={text} testId="export-copy" />
-        <button type="button" className="button button--small" onClick={() => download(text, current.file, current.type)} data-testid="export-download">
+        <button type="button" className="button button--small" onClick={() => saveFile(text, current.file, current.type)} data-testid="export-download">
           Download {current.file}
         </button>
       </div>

@@ -16,11 +16,11 @@ function label(model: ModelObject): string {
 
 export function ModelPicker({ models, value, onChange, problems }: ModelPickerProps) {
   return (
-    <Field label="Model" problems={models.kind === 'error' ? [...problems, models.message] : problems}>
+    <Field label="Model" problems={models.kind === 'failed' ? [...problems, models.message] : problems}>
       <select value={value} onChange={(e) => onChange(e.target.value)} data-testid="model-select" disabled={models.kind === 'loading'}>
         <option value="">(gateway default)</option>
         {models.kind === 'ready'
-          ? models.models.map((model) => (
+          ? models.value.map((model) => (
               <option key={model.id} value={model.id} disabled={model.deployment === null}>
                 {label(model)}
               </option>

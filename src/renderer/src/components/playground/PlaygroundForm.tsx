@@ -17,7 +17,7 @@ function byField(problems: readonly FormProblem[]): Partial<Record<PlaygroundFie
 
 /** The model a request from this form goes to: the one picked, else the gateway's default. */
 function chosenModel(models: ModelsState, picked: string): ModelObject | undefined {
-  return models.kind === 'ready' ? models.models.find((model) => model.id === (picked === '' ? DEFAULT_MODEL_ID : picked)) : undefined
+  return models.kind === 'ready' ? models.value.find((model) => model.id === (picked === '' ? DEFAULT_MODEL_ID : picked)) : undefined
 }
 
 interface PlaygroundFormProps {

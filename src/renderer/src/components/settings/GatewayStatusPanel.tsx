@@ -56,7 +56,7 @@ export function GatewayStatusPanel({ state }: { state: GatewayStatusState }) {
     <section className="settings__section" data-testid="settings-status">
       <h3>Model servers</h3>
       {state.kind === 'loading' ? <p className="muted">Checking…</p> : null}
-      {state.kind === 'error' ? (
+      {state.kind === 'failed' ? (
         <p className="field__problem" role="alert">
           <MessageText text={state.message} />
         </p>
@@ -73,7 +73,7 @@ export function GatewayStatusPanel({ state }: { state: GatewayStatusState }) {
             </tr>
           </thead>
           <tbody>
-            {state.status.deployments.map((deployment) => (
+            {state.value.deployments.map((deployment) => (
               <DeploymentRow key={deployment.model} deployment={deployment} />
             ))}
           </tbody>

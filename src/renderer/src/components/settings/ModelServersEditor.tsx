@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import type { ModelServerCheck } from '../../../../shared/ipc'
+import { errorMessage } from '../../logic/error-message'
 
 interface ModelServersEditorProps {
   servers: readonly string[]
@@ -16,7 +17,7 @@ export function ModelServersEditor({ servers, onChange, test }: ModelServersEdit
     test(url).then(
       (result) => setChecks((c) => ({ ...c, [url]: result })),
       (error: unknown) =>
-        setChecks((c) => ({ ...c, [url]: { ok: false, status: null, models: [], message: error instanceof Error ? error.message : String(error) } })),
+        setChecks((c) => ({ ...c, [url]: { ok: false, status: null, models: [], message: errorMessage(error) } })),
     )
   }
   const add = () => {

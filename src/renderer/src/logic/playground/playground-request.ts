@@ -3,6 +3,7 @@ import { firstIssue } from '../../../../shared/api/first-issue'
 import { HeaderName, MortarHeader } from '../../../../shared/api/headers'
 import { parseOptimizeHeader } from '../../../../shared/api/optimizer'
 import type { AssembledReply } from '../inspector/assemble-reply'
+import { errorMessage } from '../error-message'
 
 /**
  * The playground's form and how it becomes a request: the JSON body and the X-Mortar-* headers.
@@ -111,7 +112,7 @@ export function parseToolsJson(text: string): ToolsParse {
   try {
     value = JSON.parse(text)
   } catch (error) {
-    return { ok: false, message: `Not JSON: ${error instanceof Error ? error.message : String(error)}` }
+    return { ok: false, message: `Not JSON: ${errorMessage(error)}` }
   }
   if (!Array.isArray(value)) return { ok: false, message: 'Tools must be a JSON array of {"type": "function", "function": {…}} objects.' }
   const check = chatCompletionRequestSchema.safeParse({ messages: [{ role: 'user', content: '' }], tools: value })
@@ -132,7 +133,7 @@ function messageBody(message: PlaygroundMessage, index: number, problems: FormPr
   try {
     toolCalls = JSON.parse(calls)
   } catch (error) {
-    problems.push({ field: 'messages', message: `Turn ${index + 1}: its tool calls are not JSON (${error instanceof Error ? error.message : String(error)}).` })
+    problems.push({ field: 'messages', message: `Turn ${index + 1}: its tool calls are not JSON (${errorMessage(error)}).` })
   }
   // A turn of tool calls only has no text: content null, as the API wants it.
   return { role: 'assistant', content: message.content === '' ? null : message.content, tool_calls: toolCalls }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { dialectSchema, type Dialect } from './dialect'
+import { dialectSchema } from './dialect'
 
 /**
  * The key-management API (`/v1/keys`, docs/api-decisions.md#keys): one source of truth for its
@@ -24,23 +24,25 @@ export const createKeyRequestSchema = z.object({
 })
 export type CreateKeyRequest = z.output<typeof createKeyRequestSchema>
 
-export interface ApiKeyObject {
-  object: 'api_key'
-  id: string
-  name: string
-  org: string
-  role: KeyRole
+export const apiKeyObjectSchema = z.object({
+  object: z.literal('api_key'),
+  id: z.string(),
+  name: z.string(),
+  org: z.string(),
+  role: z.enum(KEY_ROLES),
   /** The key's own dialect, or null: it gets the gateway's. */
-  dialect: Dialect | null
+  dialect: dialectSchema.nullable(),
   /** `mk_live_AbCd…wxYz`: enough to recognise it. */
-  hint: string
-  created_at: string
-  expires_at: string | null
-  revoked_at: string | null
-  status: 'active' | 'expired' | 'revoked'
-}
+  hint: z.string(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  status: z.enum(['active', 'expired', 'revoked']),
+})
+export type ApiKeyObject = z.output<typeof apiKeyObjectSchema>
 
 /** Returned once, at creation or rotation: the only time the key itself is shown. */
-export interface CreatedApiKey extends ApiKeyObject {
-  key: string
-}
+export const createdApiKeySchema = apiKeyObjectSchema.extend({ key: z.string() })
+export type CreatedApiKey = z.output<typeof createdApiKeySchema>
+
+export const apiKeyListSchema = z.object({ data: z.array(apiKeyObjectSchema) })

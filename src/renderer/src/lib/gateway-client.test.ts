@@ -32,13 +32,29 @@ afterEach(() => vi.unstubAllGlobals())
 
 const client = () => new GatewayClient({ baseUrl: '', key: 'mk_live_window' })
 
+/** A key object as /v1/keys answers it (the client parses answers against the API's schema). */
+const KEY_1 = {
+  object: 'api_key',
+  id: 'key_1',
+  name: 'ci',
+  org: 'default',
+  role: 'member',
+  dialect: null,
+  hint: 'mk_live_AbCd…wxYz',
+  created_at: '2026-12-01T00:00:00.000Z',
+  expires_at: null,
+  revoked_at: null,
+  status: 'active',
+}
+
 describe('key management over /v1/keys', () => {
   it('lists, creates, revokes and rotates with the window key', async () => {
     await client().listKeys()
-    answer = () => Response.json({ id: 'key_1', key: 'mk_live_new' }, { status: 201 })
+    answer = () => Response.json({ ...KEY_1, key: 'mk_live_new' }, { status: 201 })
     expect(await client().createKey({ name: 'ci', role: 'member', expires_in_days: null })).toMatchObject({ key: 'mk_live_new' })
-    answer = () => Response.json({ id: 'key_1' })
+    answer = () => Response.json({ ...KEY_1, status: 'revoked', revoked_at: '2026-12-01T00:00:01.000Z' })
     await client().revokeKey('key_1')
+    answer = () => Response.json({ ...KEY_1, id: 'key_2', key: 'mk_live_rotated' })
     await client().rotateKey('key_1')
     expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
       ['GET', 'http://127.0.0.1:7313/v1/keys', undefined],

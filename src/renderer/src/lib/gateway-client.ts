@@ -1,9 +1,9 @@
 // HTTP calls to the gateway with the UI's key. Plain fetch: EventSource cannot send an
 // Authorization header, so streams are read from fetch's ReadableStream too.
-import type { ModelList, ModelObject, StopGenerationResponse } from '../../../shared/api/chat-response'
+import { modelListSchema, stopGenerationResponseSchema, type ModelObject, type StopGenerationResponse } from '../../../shared/api/chat-response'
 import { errorEnvelopeSchema } from '../../../shared/api/errors'
 import { statusResponseSchema, type StatusResponse } from '../../../shared/api/health'
-import type { ApiKeyObject, CreatedApiKey, CreateKeyRequest } from '../../../shared/api/keys'
+import { apiKeyListSchema, apiKeyObjectSchema, createdApiKeySchema, type ApiKeyObject, type CreatedApiKey, type CreateKeyRequest } from '../../../shared/api/keys'
 import { sessionPrefixesPath, sessionPrefixesSchema, type SessionPrefixes } from '../../../shared/api/session-prefixes'
 import {
   captureStatusSchema,
@@ -66,8 +66,8 @@ export class GatewayClient {
    * Every call to the gateway goes through here, so a 401 from any of them (a chat request, the
    * telemetry stream, key management) is noticed in one place.
    */
-  private async send(path: string, init: RequestInit): Promise<Response> {
-    const response = await fetch(this.url(path), { ...init, headers: { ...this.authHeaders(), ...(init.headers as Record<string, string>) } })
+  private async send(path: string, init: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> }): Promise<Response> {
+    const response = await fetch(this.url(path), { ...init, headers: { ...this.authHeaders(), ...init.headers } })
     if (response.status === 401) {
       const error = await errorOf(response.clone())
       this.onUnauthorized(error)
@@ -87,7 +87,7 @@ export class GatewayClient {
   async listModels(signal?: AbortSignal): Promise<ModelObject[]> {
     const response = await this.send('/v1/models', { signal: signal ?? null, cache: 'no-store' })
     if (!response.ok) throw await errorOf(response)
-    return ((await response.json()) as ModelList).data
+    return modelListSchema.parse(await response.json()).data
   }
 
   /** GET /v1/status: each deployment's model servers, with their last errors. */
@@ -101,7 +101,7 @@ export class GatewayClient {
   async stopGeneration(id: string): Promise<{ status: number; body: StopGenerationResponse }> {
     const response = await this.send(`/v1/generations/${encodeURIComponent(id)}/stop`, { method: 'POST' })
     if (response.status !== 200 && response.status !== 404) throw await errorOf(response)
-    return { status: response.status, body: (await response.json()) as StopGenerationResponse }
+    return { status: response.status, body: stopGenerationResponseSchema.parse(await response.json()) }
   }
 
   postChat(body: unknown, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
@@ -120,24 +120,25 @@ export class GatewayClient {
   async listKeys(signal?: AbortSignal): Promise<ApiKeyObject[]> {
     const response = await this.send('/v1/keys', { signal: signal ?? null, cache: 'no-store' })
     if (!response.ok) throw await errorOf(response)
-    return ((await response.json()) as { data: ApiKeyObject[] }).data
+    return apiKeyListSchema.parse(await response.json()).data
   }
 
   /** The new key is in the answer, and only there: Mortar keeps its hash. */
-  createKey(request: CreateKeyRequest): Promise<CreatedApiKey> {
-    return this.postKeys('', request)
+  async createKey(request: CreateKeyRequest): Promise<CreatedApiKey> {
+    return createdApiKeySchema.parse(await this.postKeys('', request))
   }
 
-  revokeKey(id: string): Promise<ApiKeyObject> {
-    return this.postKeys(`/${encodeURIComponent(id)}/revoke`)
+  async revokeKey(id: string): Promise<ApiKeyObject> {
+    return apiKeyObjectSchema.parse(await this.postKeys(`/${encodeURIComponent(id)}/revoke`))
   }
 
   /** Revokes the key and makes its replacement (same name, role and org), shown once. */
-  rotateKey(id: string): Promise<CreatedApiKey> {
-    return this.postKeys(`/${encodeURIComponent(id)}/rotate`)
+  async rotateKey(id: string): Promise<CreatedApiKey> {
+    return createdApiKeySchema.parse(await this.postKeys(`/${encodeURIComponent(id)}/rotate`))
   }
 
-  private async postKeys<T>(path: string, body?: unknown): Promise<T> {
+  /** The JSON answer, for the caller to parse against its schema. */
+  private async postKeys(path: string, body?: unknown): Promise<unknown> {
     const response = await this.send(`/v1/keys${path}`, {
       method: 'POST',
       headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
@@ -145,7 +146,7 @@ export class GatewayClient {
       cache: 'no-store',
     })
     if (!response.ok) throw await errorOf(response)
-    return (await response.json()) as T
+    return response.json()
   }
 
   openTelemetry(signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {

@@ -1,4 +1,5 @@
-import type { PlaygroundMessage, PlaygroundRole } from '../../logic/playground/playground-request'
+import { PLAYGROUND_ROLES, type PlaygroundMessage } from '../../logic/playground/playground-request'
+import { oneOf } from '../../logic/one-of'
 
 interface MessagesEditorProps {
   system: string
@@ -31,7 +32,7 @@ export function MessagesEditor({ system, messages, problems, onSystem, onMessage
             className="message__role"
             aria-label={`Role of message ${index + 1}`}
             value={message.role}
-            onChange={(e) => onMessage(index, { role: e.target.value as PlaygroundRole })}
+            onChange={(e) => onMessage(index, { role: oneOf(PLAYGROUND_ROLES, e.target.value) ?? message.role })}
             data-testid={`message-${index}-role`}
           >
             <option value="user">user</option>

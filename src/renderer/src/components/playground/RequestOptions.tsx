@@ -1,5 +1,6 @@
-import type { PlaygroundForm } from '../../logic/playground/playground-request'
+import { PARALLEL_TOOL_CALLS, type PlaygroundForm } from '../../logic/playground/playground-request'
 import { Field } from '../common/Field'
+import { oneOf } from '../../logic/one-of'
 
 type Options = Pick<
   PlaygroundForm,
@@ -66,7 +67,7 @@ export function RequestOptions({ form, toolNames, problems, onChange, defaultMax
         <Field label="parallel_tool_calls" problems={problems.parallelToolCalls}>
           <select
             value={form.parallelToolCalls}
-            onChange={(e) => onChange({ parallelToolCalls: e.target.value as Options['parallelToolCalls'] })}
+            onChange={(e) => onChange({ parallelToolCalls: oneOf(PARALLEL_TOOL_CALLS, e.target.value) ?? '' })}
             data-testid="parallel-tool-calls"
           >
             <option value="">(not sent)</option>

@@ -4,6 +4,7 @@ import { KEY_ROLES, type ApiKeyObject, type CreateKeyRequest, type KeyRole } fro
 import type { ApiKeysState } from '../../hooks/use-api-keys'
 import { CopyButton } from '../common/CopyButton'
 import { MessageText } from '../common/MessageText'
+import { oneOf } from '../../logic/one-of'
 
 const EXPIRY_CHOICES = [
   { value: '7', label: 'expires in 7 days' },
@@ -36,7 +37,7 @@ function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: Cr
       }}
     >
       <input value={name} placeholder="Name, e.g. continue-laptop" size={28} maxLength={100} onChange={(e) => setName(e.target.value)} aria-label="Key name" data-testid="key-name" />
-      <select value={role} onChange={(e) => setRole(e.target.value as KeyRole)} aria-label="Role" data-testid="key-role">
+      <select value={role} onChange={(e) => setRole(oneOf(KEY_ROLES, e.target.value) ?? role)} aria-label="Role" data-testid="key-role">
         {[...KEY_ROLES].reverse().map((r) => (
           <option key={r} value={r}>
             {r}
@@ -52,7 +53,7 @@ function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: Cr
       </select>
       <select
         value={dialect}
-        onChange={(e) => setDialect(e.target.value as Dialect | 'gateway')}
+        onChange={(e) => setDialect(oneOf(DIALECTS, e.target.value) ?? 'gateway')}
         aria-label="Dialect"
         title="openai: OpenAI's defaults (`stream` left out means JSON…), for the AI SDK, LlamaIndex, Mastra…; mortar: the spec's"
         data-testid="key-dialect"

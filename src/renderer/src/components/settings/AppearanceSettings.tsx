@@ -1,5 +1,6 @@
 import { THEMES, type UiSettings } from '../../../../shared/desktop-settings'
 import { Field } from '../common/Field'
+import { oneOf } from '../../logic/one-of'
 
 interface AppearanceSettingsProps {
   ui: UiSettings
@@ -12,7 +13,7 @@ export function AppearanceSettings({ ui, desktop, onChange }: AppearanceSettings
     <section className="settings__section" data-testid="settings-appearance">
       <h3>Appearance</h3>
       <Field label="Theme" hint={desktop ? undefined : 'Kept in this browser (localStorage).'}>
-        <select className="select--fit" value={ui.theme} onChange={(e) => onChange({ ...ui, theme: e.target.value as UiSettings['theme'] })} data-testid="settings-theme">
+        <select className="select--fit" value={ui.theme} onChange={(e) => onChange({ ...ui, theme: oneOf(THEMES, e.target.value) ?? ui.theme })} data-testid="settings-theme">
           {THEMES.map((theme) => (
             <option key={theme} value={theme}>
               {theme === 'system' ? 'Follow the system' : theme}

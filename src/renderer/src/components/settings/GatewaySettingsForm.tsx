@@ -4,6 +4,7 @@ import { BIND_ADDRESSES, gatewaySettingsSchema, type GatewaySettings } from '../
 import type { ModelServerCheck } from '../../../../shared/ipc'
 import { Field } from '../common/Field'
 import { ModelServersEditor } from './ModelServersEditor'
+import { oneOf } from '../../logic/one-of'
 
 interface GatewaySettingsFormProps {
   saved: GatewaySettings
@@ -29,7 +30,7 @@ export function GatewaySettingsForm({ saved, runningUrl, needsRestart, onSave, o
       </p>
       <div className="options__grid">
         <Field label="Bind address" hint="Loopback only; use `mortar serve --host` to serve a network.">
-          <select value={draft.host} onChange={(e) => setDraft({ ...draft, host: e.target.value as GatewaySettings['host'] })} data-testid="settings-host">
+          <select value={draft.host} onChange={(e) => setDraft({ ...draft, host: oneOf(BIND_ADDRESSES, e.target.value) ?? draft.host })} data-testid="settings-host">
             {BIND_ADDRESSES.map((host) => (
               <option key={host} value={host}>
                 {host}
@@ -43,7 +44,7 @@ export function GatewaySettingsForm({ saved, runningUrl, needsRestart, onSave, o
         <Field label="Optimizer" hint="shadow measures only; on applies the lossless passes; off lets no header turn it on.">
           <select
             value={draft.optimizerMode}
-            onChange={(e) => setDraft({ ...draft, optimizerMode: e.target.value as GatewaySettings['optimizerMode'] })}
+            onChange={(e) => setDraft({ ...draft, optimizerMode: oneOf(OPTIMIZER_MODES, e.target.value) ?? draft.optimizerMode })}
             data-testid="settings-optimizer"
           >
             {OPTIMIZER_MODES.map((mode) => (

@@ -11,7 +11,10 @@ import { errorMessage } from '../error-message'
  * docs/api-decisions.md, so the form refuses exactly what the gateway would, before sending.
  */
 
-export type PlaygroundRole = 'user' | 'assistant' | 'tool'
+export const PLAYGROUND_ROLES = ['user', 'assistant', 'tool'] as const
+export type PlaygroundRole = (typeof PLAYGROUND_ROLES)[number]
+/** The parallel_tool_calls menu: not sent, or sent as true or false. */
+export const PARALLEL_TOOL_CALLS = ['', 'true', 'false'] as const
 
 export interface PlaygroundMessage {
   role: PlaygroundRole
@@ -40,7 +43,7 @@ export interface PlaygroundForm {
   toolsJson: string
   /** '' leaves it out; 'auto' | 'none' | 'required'; or 'function:NAME'. */
   toolChoice: string
-  parallelToolCalls: '' | 'true' | 'false'
+  parallelToolCalls: (typeof PARALLEL_TOOL_CALLS)[number]
   /** X-Mortar-Optimize: '' leaves the header out. */
   optimize: string
   /** X-Mortar-Tool-Select: '' or 'named'. */

@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useState } from 'react'
 import { followEventStream, type StreamConnection } from '../lib/follow-event-stream'
+import { useLatest } from './use-latest'
 
 /** Live events are folded in batches: a burst of requests is one render, not one per event. */
 const BATCH_MS = 100
@@ -16,11 +17,7 @@ export function useLiveEvents<E>(
   onBatch: (events: E[]) => void,
 ): StreamConnection {
   const [connection, setConnection] = useState<StreamConnection>({ kind: 'connecting' })
-  // The latest callback, so a new closure each render does not reopen the stream.
-  const onBatchRef = useRef(onBatch)
-  useEffect(() => {
-    onBatchRef.current = onBatch
-  }, [onBatch])
+  const onBatchRef = useLatest(onBatch)
 
   useEffect(() => {
     const controller = new AbortController()
@@ -47,7 +44,7 @@ export function useLiveEvents<E>(
       controller.abort()
       clearTimeout(batch)
     }
-  }, [open, parse])
+  }, [open, parse, onBatchRef])
 
   return connection
 }

@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useState } from 'react'
 import { errorMessage } from '../logic/error-message'
+import { useLatest } from './use-latest'
 
 /** Something read from the gateway: not yet, read, or why it could not be. */
 export type Loaded<T> = { kind: 'loading' } | { kind: 'ready'; value: T } | { kind: 'failed'; message: string; error: unknown }
@@ -27,11 +28,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: reado
   // The key's identity for the effect: a new array with the same values is the same key.
   const [stableKey, setStableKey] = useState(key)
   if (!sameKey(stableKey, key)) setStableKey(key)
-  // The latest `load`, so a new closure each render does not start another read.
-  const loadRef = useRef(load)
-  useEffect(() => {
-    loadRef.current = load
-  }, [load])
+  const loadRef = useLatest(load)
 
   useEffect(() => {
     const controller = new AbortController()
@@ -52,7 +49,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: reado
       controller.abort()
       clearTimeout(timer)
     }
-  }, [stableKey, pollMs])
+  }, [stableKey, pollMs, loadRef])
 
   return keepWhileReloading || sameKey(state.key, key) ? state.loaded : { kind: 'loading' }
 }

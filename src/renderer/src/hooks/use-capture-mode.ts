@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react'
 import type { CaptureMode, CaptureStatus } from '../../../shared/api/traffic'
 import type { GatewayClient } from '../lib/gateway-client'
+import { errorMessage } from '../logic/error-message'
 
 export type CaptureModeState =
   | { kind: 'loading' }
@@ -20,7 +21,7 @@ export function useCaptureMode(client: GatewayClient, onChanged?: (mode: Capture
     client.captureStatus(controller.signal).then(
       (status) => setState(status === null ? { kind: 'unavailable' } : { kind: 'ready', status, changing: null, problem: null }),
       (error: unknown) => {
-        if (!controller.signal.aborted) setState({ kind: 'ready', status: unknownStatus, changing: null, problem: error instanceof Error ? error.message : String(error) })
+        if (!controller.signal.aborted) setState({ kind: 'ready', status: unknownStatus, changing: null, problem: errorMessage(error) })
       },
     )
     return () => controller.abort()
@@ -36,7 +37,7 @@ export function useCaptureMode(client: GatewayClient, onChanged?: (mode: Capture
         },
         (error: unknown) =>
           setState((current) =>
-            current.kind === 'ready' ? { ...current, changing: null, problem: error instanceof Error ? error.message : String(error) } : current,
+            current.kind === 'ready' ? { ...current, changing: null, problem: errorMessage(error) } : current,
           ),
       )
     },

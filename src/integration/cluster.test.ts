@@ -8,6 +8,7 @@ import { spawnMortar, stopAllMortars } from '../cli/test-support/spawn-mortar'
 import { healthResponseSchema, type ClusterHealth } from '../shared/api/health'
 import { HeaderName } from '../shared/api/headers'
 import { telemetryEventSchema, type TelemetryEvent } from '../shared/api/telemetry'
+import { trafficEventSchema, type TrafficEvent } from '../shared/api/traffic'
 import { startFakeModelServer } from '../test-kit/fake-model-server'
 import { redisAvailable, startRedisServer, type RedisServer } from '../test-kit/redis-server'
 
@@ -79,7 +80,11 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     fetch(`${instance.url}/v1/generations/${id}/stop`, { method: 'POST', headers: authorized(secret) })
 
   /** The events of a /v1/telemetry response, parsed as the UI parses them. */
-  async function* readEvents(response: Response): AsyncGenerator<TelemetryEvent> {
+  const readEvents = (response: Response) => readSse(response, (data) => telemetryEventSchema.parse(data))
+  /** The events of a /v1/traffic/live response, parsed as the UI parses them. */
+  const readTraffic = (response: Response) => readSse(response, (data) => trafficEventSchema.parse(data))
+
+  async function* readSse<T>(response: Response, parse: (data: unknown) => T): AsyncGenerator<T> {
     const decoder = new TextDecoder()
     let buffered = ''
     for await (const chunk of response.body!) {
@@ -89,7 +94,7 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
         const frame = buffered.slice(0, end)
         buffered = buffered.slice(end + 2)
         const data = frame.split('\n').find((line) => line.startsWith('data: '))
-        if (data !== undefined) yield telemetryEventSchema.parse(JSON.parse(data.slice('data: '.length)))
+        if (data !== undefined) yield parse(JSON.parse(data.slice('data: '.length)))
       }
     }
   }
@@ -158,17 +163,18 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     expect(await stream.rest()).toContain('data: [DONE]')
   })
 
+  const ask = (instance: Instance, secret: string, content = 'hello cluster') =>
+    fetch(`${instance.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: authorized(secret),
+      body: JSON.stringify({ messages: [{ role: 'user', content }], stream: false }),
+    })
+
   it("a telemetry subscriber on B sees A's requests, marked with A's name, and only its own org's", async () => {
     const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
     const subscription = await fetch(`${b.url}/v1/telemetry`, { headers: authorized(key) })
     expect(subscription.status).toBe(200)
     const events = readEvents(subscription)
-    const ask = (instance: Instance, secret: string) =>
-      fetch(`${instance.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: authorized(secret),
-        body: JSON.stringify({ messages: [{ role: 'user', content: 'hello cluster' }], stream: false }),
-      })
     // Another org's request on A first: B's subscriber must never see it.
     const foreign = await ask(a, otherOrgKey)
     const foreignId = foreign.headers.get(HeaderName.requestId)
@@ -184,6 +190,85 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     expect(ofRequest.map((event) => event.type)).toEqual(['request.accepted', 'request.first_token', 'request.finished'])
     expect(ofRequest.every((event) => event.instance === 'a' && event.org === 'default')).toBe(true)
     expect(seen.some((event) => event.id === foreignId)).toBe(false)
+  })
+
+  /** A subscription's events as they come, and a wait for one that matches (undefined after `ms`). */
+  function collect<T>(events: AsyncGenerator<T>) {
+    const seen: T[] = []
+    const waiters = new Set<{ test: (event: T) => boolean; resolve: (event: T) => void }>()
+    void (async () => {
+      for await (const event of events) {
+        seen.push(event)
+        for (const waiter of [...waiters]) {
+          if (!waiter.test(event)) continue
+          waiters.delete(waiter)
+          waiter.resolve(event)
+        }
+      }
+    })().catch(() => undefined)
+    const until = (test: (event: T) => boolean, ms = 15_000) =>
+      new Promise<T | undefined>((resolve) => {
+        const found = seen.find(test)
+        if (found !== undefined) return resolve(found)
+        const waiter = { test, resolve }
+        waiters.add(waiter)
+        setTimeout(() => {
+          waiters.delete(waiter)
+          resolve(undefined)
+        }, ms)
+      })
+    return { seen, until }
+  }
+
+  const endedWith = (id: string | null) => (event: TrafficEvent) => event.type === 'exchange.ended' && event.exchange.completion_id === id
+
+  /** Sends a request and reads its reply: its completion ID. */
+  async function completed(instance: Instance, secret: string, content?: string): Promise<string> {
+    const response = await ask(instance, secret, content)
+    expect(response.status).toBe(200)
+    await response.arrayBuffer()
+    return response.headers.get(HeaderName.requestId)!
+  }
+
+  /**
+   * Requests on `from` until a subscription elsewhere shows one ended: a subscriber's arrival
+   * reaches the other instances over pub/sub, so their very first requests may not be relayed yet.
+   */
+  async function untilRelayed(from: Instance, secret: string, live: ReturnType<typeof collect<TrafficEvent>>): Promise<void> {
+    for (let attempt = 0; attempt < 15; attempt++) {
+      if ((await live.until(endedWith(await completed(from, secret, 'warm up')), 1_000)) !== undefined) return
+    }
+    throw new Error(`${from.name}'s exchanges never reached the subscriber`)
+  }
+
+  it("a Traffic live subscriber on B sees A's exchanges, marked with A's name, and only its own org's", async () => {
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+    const subscribe = async (secret: string) => {
+      const response = await fetch(`${b.url}/v1/traffic/live`, { headers: authorized(secret) })
+      expect(response.status).toBe(200)
+      return collect(readTraffic(response))
+    }
+    const mine = await subscribe(key)
+    const theirs = await subscribe(otherOrgKey)
+    await untilRelayed(a, otherOrgKey, theirs)
+    // Another org's request on A first: B's subscriber of the default org must never see it.
+    const foreignId = await completed(a, otherOrgKey)
+    const id = await completed(a, key)
+    const ended = await mine.until(endedWith(id))
+    expect(ended).toMatchObject({ exchange: { instance: 'a', org: 'default', outcome: 'finished' } })
+    // Its start came before its completion ID was known: the exchange's own ID ties them.
+    const exchangeId = ended !== undefined && 'exchange' in ended ? ended.exchange.id : undefined
+    const ofRequest = mine.seen.flatMap((event) => ('exchange' in event && event.exchange.id === exchangeId ? [event] : []))
+    expect(ofRequest.map((event) => event.type)).toContain('exchange.started')
+    expect(ofRequest.every((event) => event.exchange.instance === 'a')).toBe(true)
+    // The other org's subscriber on B saw its own request on A, and nothing of the default org's.
+    expect(await theirs.until(endedWith(foreignId))).toMatchObject({ exchange: { instance: 'a', org: 'acme' } })
+    // B's own exchanges are marked with its name.
+    const localId = await completed(b, key)
+    expect(await mine.until(endedWith(localId))).toMatchObject({ exchange: { instance: 'b', org: 'default' } })
+    const exchangesOf = (events: TrafficEvent[]) => events.flatMap((event) => ('exchange' in event ? [event.exchange] : []))
+    expect(exchangesOf(mine.seen).some((exchange) => exchange.org === 'acme')).toBe(false)
+    expect(exchangesOf(theirs.seen).every((exchange) => exchange.org === 'acme')).toBe(true)
   })
 
   it('identical dedupe requests on A and B share one generation: one completion ID, B shared; a different body under the key is a 409 on B', async () => {

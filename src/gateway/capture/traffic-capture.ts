@@ -8,7 +8,9 @@ import type {
   ExchangeList,
   ExchangeListQuery,
   ExchangeSummary,
+  TrafficEvent,
 } from '../../shared/api/traffic'
+import type { ClusterFanout } from '../cluster/cluster-event-relay'
 import { TRAFFIC_BASE } from '../../shared/api/traffic'
 import { SubscriptionCaps } from '../sse/subscription-caps'
 import { buildExchange, pathOf } from './build-exchange'
@@ -62,6 +64,8 @@ export class TrafficCapture {
   /** Recorders with an `exchange.updated` due at the next turn of the event loop. */
   private readonly updates = new Set<ExchangeRecorder>()
   private updateTimer: NodeJS.Immediate | undefined
+  /** This instance's name in a cluster: every exchange it records is marked with it. */
+  private instance: string | undefined
 
   constructor(
     initial: OpenedStore,
@@ -71,18 +75,27 @@ export class TrafficCapture {
     this.hooks = {
       maxExchangeBytes: () => this.current.limits.max_exchange_bytes,
       started: (recorder) => {
-        if (this.live.size === 0) return
+        if (!this.live.wanted) return
         const exchange = this.snapshot(recorder)
         this.live.publish({ type: 'exchange.started', exchange: summaryOf(exchange) }, exchange.org)
       },
       changed: (recorder) => {
-        if (this.live.size === 0) return
+        if (!this.live.wanted) return
         // Coalesced: the facts of one turn (model decided, headers out, first token) are one event.
         this.updates.add(recorder)
         this.updateTimer ??= setImmediate(() => this.publishUpdates())
       },
       ended: (recorder) => this.ended(recorder),
     }
+  }
+
+  /**
+   * Share exchanges with the other instances of a cluster: from now on each one recorded here
+   * names this instance, and live events go to (and come from) the other instances.
+   */
+  joinCluster(instance: string, live: ClusterFanout<TrafficEvent>): void {
+    this.instance = instance
+    this.live.joinCluster(live)
   }
 
   get mode(): CaptureMode {
@@ -146,7 +159,8 @@ export class TrafficCapture {
 
   clear(scope: Scope): number {
     const deleted = this.current.store?.clear(scope) ?? 0
-    this.live.publish({ type: 'exchanges.cleared' }, scope.org)
+    // Only this instance's store was cleared: only its own subscribers are told.
+    this.live.deliver({ type: 'exchanges.cleared' }, scope.org)
     return deleted
   }
 
@@ -185,7 +199,8 @@ export class TrafficCapture {
   }
 
   private snapshot(recorder: ExchangeRecorder): Exchange {
-    return buildExchange(recorder, this.current.limits.max_exchange_bytes)
+    const exchange = buildExchange(recorder, this.current.limits.max_exchange_bytes)
+    return this.instance === undefined ? exchange : { ...exchange, instance: this.instance }
   }
 
   private runningMatching(scope: Scope, filter: ExchangeFilter, limit: number): ExchangeSummary[] {
@@ -206,7 +221,7 @@ export class TrafficCapture {
     this.updateTimer = undefined
     const due = [...this.updates]
     this.updates.clear()
-    if (this.live.size === 0) return
+    if (!this.live.wanted) return
     for (const recorder of due) {
       if (recorder.endedAt !== null) continue
       const exchange = this.snapshot(recorder)
@@ -220,11 +235,11 @@ export class TrafficCapture {
     const { watchers } = recorder
     const { store } = this.current
     // Capture may have been turned off while it ran: its watchers are still told how it ended.
-    if (store === undefined && watchers === undefined && this.live.size === 0) return
+    if (store === undefined && watchers === undefined && !this.live.wanted) return
     const exchange = this.snapshot(recorder)
     store?.add(exchange)
     if (watchers !== undefined) for (const watcher of [...watchers]) watcher.ended(exchange)
-    if (this.live.size > 0) this.live.publish({ type: 'exchange.ended', exchange: summaryOf(exchange) }, exchange.org)
+    if (this.live.wanted) this.live.publish({ type: 'exchange.ended', exchange: summaryOf(exchange) }, exchange.org)
   }
 }
 

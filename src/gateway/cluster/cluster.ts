@@ -1,6 +1,8 @@
 import type { GenerationRegistry } from '../generation/generation-registry'
 import type { ClusterHealth } from '../../shared/api/health'
 import { telemetryEventSchema, type TelemetryEvent } from '../../shared/api/telemetry'
+import { trafficEventSchema, type TrafficEvent } from '../../shared/api/traffic'
+import type { TrafficCapture } from '../capture/traffic-capture'
 import type { TelemetryBus } from '../telemetry/telemetry-bus'
 import type { DedupeCoordinator, InFlightDedupe } from '../pipeline/in-flight-dedupe'
 import { ClusterDedupe } from './cluster-dedupe'
@@ -40,8 +42,12 @@ export class Cluster implements ClusterPeer {
     return new Cluster(link, redisUrl)
   }
 
-  /** Share this instance's state with the cluster's: its generations (for stops) and its telemetry. */
-  join(instance: string, parts: { generations: GenerationRegistry; telemetry: TelemetryBus; dedupe: InFlightDedupe }, timing?: DirectoryTiming): void {
+  /** Share this instance's state with the cluster's: its generations (for stops), its dedupe, its telemetry and traffic. */
+  join(
+    instance: string,
+    parts: { generations: GenerationRegistry; telemetry: TelemetryBus; dedupe: InFlightDedupe; capture: TrafficCapture },
+    timing?: DirectoryTiming,
+  ): void {
     this.instance = instance
     this.directory = new GenerationDirectory(this.link, instance, parts.generations, timing)
     const clusterDedupe = new ClusterDedupe(this.link, instance, parts.dedupe)
@@ -53,6 +59,12 @@ export class Cluster implements ClusterPeer {
     )
     telemetry.joinCluster(instance, telemetryRelay)
     this.closers.push(() => telemetryRelay.close())
+    const { capture } = parts
+    const trafficRelay = new ClusterEventRelay<TrafficEvent>(this.link, instance, 'mortar:traffic', trafficEventSchema, (event, org) =>
+      capture.live.deliver(event, org),
+    )
+    capture.joinCluster(instance, trafficRelay)
+    this.closers.push(() => trafficRelay.close())
   }
 
   stopElsewhere(id: string, org: string): Promise<boolean> {

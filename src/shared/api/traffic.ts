@@ -119,6 +119,8 @@ export const exchangeSummarySchema = z.object({
   truncated: truncationSchema.nullable(),
   /** What the exchange costs the store, in bytes (its texts' UTF-8 length). */
   size_bytes: z.number(),
+  /** The gateway instance that served it, when gateways share a cluster (`mortar serve --redis`). */
+  instance: z.string().optional(),
 })
 export type ExchangeSummary = z.output<typeof exchangeSummarySchema>
 

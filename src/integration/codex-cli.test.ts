@@ -31,22 +31,13 @@ describe('Codex CLI, codex exec', () => {
     const home = mkdtempSync(join(tmpdir(), 'mortar-codex-home-'))
     const work = mkdtempSync(join(tmpdir(), 'mortar-codex-work-'))
     try {
-      writeFileSync(
-        join(home, 'config.toml'),
-        [
-          `model = "${DEFAULT_MODEL_ID}"`,
-          'model_provider = "mortar"',
-          '[model_providers.mortar]',
-          'name = "Mortar"',
-          `base_url = "${gw.url}/v1"`,
-          'wire_api = "responses"',
-          'env_key = "MORTAR_API_KEY"',
-          '',
-        ].join('\n'),
-      )
+      writeFileSync(join(home, 'config.toml'), codexConfig(gw.url))
       const key = gw.createKey({ name: 'codex' })
-      const run = await runCommand(CODEX, ['exec', '--skip-git-repo-check', '-C', work, 'Mortar says hello'], {
-        ...process.env,
+      const run = await runCodex(['exec', '--skip-git-repo-check', '-C', work, 'Mortar says hello'], {
+        // Only what Codex needs, so that the machine's own OPENAI_* / CODEX_* variables and shell
+        // profile play no part: HOME is the throw-away Codex home (its login shell finds no rc files).
+        PATH: process.env.PATH ?? '',
+        HOME: home,
         CODEX_HOME: home,
         MORTAR_API_KEY: key,
       })
@@ -66,14 +57,67 @@ describe('Codex CLI, codex exec', () => {
   }, 60_000)
 })
 
-function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Codex's config for this run: Mortar as its one model provider, and everything that would reach
+ * beyond this machine or retry without end turned off, so that the test needs no network and a
+ * broken gateway fails it within the test's time instead of hanging it.
+ */
+function codexConfig(gatewayUrl: string): string {
+  return [
+    `model = "${DEFAULT_MODEL_ID}"`,
+    'model_provider = "mortar"',
+    // Codex's update check and its usage and feedback reports go to OpenAI.
+    'check_for_update_on_startup = false',
+    '[analytics]',
+    'enabled = false',
+    '[feedback]',
+    'enabled = false',
+    // `plugins` clones OpenAI's plugin marketplace from GitHub at start-up; `shell_snapshot` runs a
+    // login shell to copy the user's profile; `unbounded_connection_retries` would retry a refused
+    // connection for ever.
+    '[features]',
+    'plugins = false',
+    'remote_plugin = false',
+    'apps = false',
+    'shell_snapshot = false',
+    'unbounded_connection_retries = false',
+    '[model_providers.mortar]',
+    'name = "Mortar"',
+    `base_url = "${gatewayUrl}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "MORTAR_API_KEY"',
+    // A failed request or stream fails the run at once (the gateway is deterministic: a retry
+    // would only hide the failure), and a stream that goes quiet fails it within the test's time.
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    'stream_idle_timeout_ms = 20000',
+    '',
+  ].join('\n')
+}
+
+/** Killed, with everything it started, if it has not ended after this long. */
+const CODEX_DEADLINE_MS = 45_000
+
+function runCodex(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // In a process group of its own: `.bin/codex` is a Node launcher that starts the native binary,
+    // which starts the sandboxed tool commands — a kill of the group reaches all of them.
+    const child = spawn(CODEX, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (bytes: Buffer) => (stdout += bytes.toString()))
     child.stderr.on('data', (bytes: Buffer) => (stderr += bytes.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    const timer = setTimeout(() => {
+      stderr += `\n[killed after ${CODEX_DEADLINE_MS} ms]`
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+    }, CODEX_DEADLINE_MS)
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
   })
 }

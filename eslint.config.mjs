@@ -37,7 +37,7 @@ export default tseslint.config(
     },
   },
   {
-    // Plain Node scripts (benchmarks): Node's globals, no type information.
+    // Plain Node scripts (this file): Node's globals, no type information.
     files: ['**/*.mjs'],
     languageOptions: {
       globals: Object.fromEntries(

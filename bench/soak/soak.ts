@@ -73,7 +73,7 @@ async function main() {
     peakStoreBytes = Math.max(peakStoreBytes, server.gateway.capture.status().bytes)
   }, 250)
   const started = Date.now()
-  const load = child([join(here, 'load.mjs'), server.url, key])
+  const load = child(['--import', 'tsx', join(here, 'load.ts'), server.url, key])
   const totals = JSON.parse(await load.firstLine) as { streams: number; complete: number; broken: number; firstProblem: unknown; problems: Record<string, number> }
   clearInterval(sampler)
   const elapsed = (Date.now() - started) / 1000

@@ -1,7 +1,6 @@
-#!/usr/bin/env node
-// The load generator: its own process, started by run.mjs once per measurement, loopback only.
+// The load generator: its own process, started by run.ts once per measurement, loopback only.
 //
-//   node load.mjs '<job as JSON>'   → one JSON result line on stdout
+//   node --import tsx load.ts '<job as JSON>'   → one JSON result line on stdout
 //
 // Jobs (all bounded in count and time):
 //   json-seq    closed loop: `concurrency` clients (1 = sequential), `count` requests after `warmup`.
@@ -17,29 +16,32 @@
 //               (the fake server sends delta i at its arrival + i × interval). A delta later than
 //               `lateMs` is late — the first one too, so slow admission counts.
 //
-// Every job may name a `prompt` ({ shape, bytes }: prompts.mjs; the default shape when absent) and
+// Every job may name a `prompt` ({ shape, bytes }: prompts.ts; the default shape when absent) and
 // `first`, the number of its first request (the unique part of each body derives from it).
 //
 // Timing is performance.now() (monotonic, sub-microsecond). Latencies are in milliseconds.
-import { Agent, request } from 'node:http'
+import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { bodyMaker } from './prompts.mjs'
+import { bodyMaker } from './prompts'
+import type { JobCommon, JsonRateResult, JsonSeqResult, LoadJob, StreamFailure, StreamResult, Summary } from './types'
 
-const job = JSON.parse(process.argv[2] ?? '{}')
+const job = JSON.parse(process.argv[2] ?? '{}') as LoadJob
 const target = new URL(job.url)
-if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname)) throw new Error('load.mjs sends to loopback only')
+if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname)) throw new Error('load.ts sends to loopback only')
 const HARD_LIMIT_MS = job.hardLimitMs ?? 120_000
 
 // Where this job's request numbers start: jobs given different ranges send different unique parts,
 // so what one job's requests brought is not already cached for the next.
 const FIRST = job.first ?? 0
-// The body of request n, in the job's prompt shape (prompts.mjs), for JSON and for streams.
+// The body of request n, in the job's prompt shape (prompts.ts), for JSON and for streams.
 const bodies = { json: bodyMaker(job.prompt, false), stream: bodyMaker(job.prompt, true) }
 
 /** The body of request n: built before its clock starts, so a large prompt's JSON.stringify is not timed. */
-const bodyOf = (n, stream) => (stream ? bodies.stream : bodies.json)(FIRST + n)
+const bodyOf = (n: number, stream: boolean): string => (stream ? bodies.stream : bodies.json)(FIRST + n)
 
-function send(agent, payload, stream, onResponse, onError) {
+type ErrorWithCode = Error & { code?: string }
+
+function send(agent: Agent, payload: string, stream: boolean, onResponse: (res: IncomingMessage) => void, onError: (error: ErrorWithCode) => void): ClientRequest {
   const req = request(
     {
       host: target.hostname,
@@ -61,58 +63,66 @@ function send(agent, payload, stream, onResponse, onError) {
   return req
 }
 
+/**
+ * A JSON request, its reply read to the last byte: `done` gets what went wrong (a status other
+ * than 200, an empty reply, a socket error) or nothing, and the milliseconds from send to the end.
+ */
+function sendJson(agent: Agent, payload: string, done: (failure: string | undefined, ms: number) => void): void {
+  const t0 = performance.now()
+  send(
+    agent,
+    payload,
+    false,
+    (res) => {
+      let size = 0
+      res.on('data', (c: Buffer) => (size += c.length))
+      res.on('end', () => {
+        const ms = performance.now() - t0
+        done(res.statusCode !== 200 || size === 0 ? `status ${res.statusCode}` : undefined, ms)
+      })
+    },
+    (error) => done(error.code ?? error.message, performance.now() - t0),
+  )
+}
+
 // ---------- statistics ----------
 
-function summary(values) {
+function summary(values: number[]): Summary {
   const n = values.length
-  if (n === 0) return { n: 0 }
+  if (n === 0) return { n: 0 } as Summary
   const sorted = Float64Array.from(values).sort()
-  const at = (q) => sorted[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))]
+  const at = (q: number): number => sorted[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))]!
   let sum = 0
   for (const v of sorted) sum += v
-  const r = (v) => Math.round(v * 1000) / 1000
-  return { n, mean: r(sum / n), p50: r(at(0.5)), p90: r(at(0.9)), p99: r(at(0.99)), p999: r(at(0.999)), max: r(sorted[n - 1]) }
+  const r = (v: number): number => Math.round(v * 1000) / 1000
+  return { n, mean: r(sum / n), p50: r(at(0.5)), p90: r(at(0.9)), p99: r(at(0.99)), p999: r(at(0.999)), max: r(sorted[n - 1]!) }
 }
 
 // ---------- JSON, closed loop ----------
 
-async function jsonSeq() {
+async function jsonSeq(): Promise<JsonSeqResult> {
   const concurrency = job.concurrency ?? 1
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
-  const latencies = []
-  const errors = []
+  const latencies: number[] = []
+  const errors: string[] = []
+  const warmup = job.warmup ?? 0
   let bodyChars = 0
   let next = 0
-  const total = job.warmup + job.count
+  const total = warmup + (job.count ?? 0)
   const deadline = performance.now() + HARD_LIMIT_MS
   const started = performance.now()
   let measuredStart = 0
-  const one = () =>
+  const one = (): Promise<void> =>
     new Promise((resolve) => {
       const n = next++
-      if (n === job.warmup) measuredStart = performance.now()
+      if (n === warmup) measuredStart = performance.now()
       const payload = bodyOf(n, false)
-      if (n >= job.warmup) bodyChars += payload.length
-      const t0 = performance.now()
-      send(
-        agent,
-        payload,
-        false,
-        (res) => {
-          let size = 0
-          res.on('data', (c) => (size += c.length))
-          res.on('end', () => {
-            const ms = performance.now() - t0
-            if (res.statusCode !== 200 || size === 0) errors.push(`status ${res.statusCode}`)
-            else if (n >= job.warmup) latencies.push(ms)
-            resolve()
-          })
-        },
-        (error) => {
-          errors.push(error.code ?? error.message)
-          resolve()
-        },
-      )
+      if (n >= warmup) bodyChars += payload.length
+      sendJson(agent, payload, (failure, ms) => {
+        if (failure !== undefined) errors.push(failure)
+        else if (n >= warmup) latencies.push(ms)
+        resolve()
+      })
     })
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -121,18 +131,19 @@ async function jsonSeq() {
   )
   const measuredMs = performance.now() - (measuredStart || started)
   agent.destroy()
-  return { latency: summary(latencies), bodyBytes: Math.round(bodyChars / Math.max(1, next - job.warmup)), completed: latencies.length, rate: Math.round((latencies.length / measuredMs) * 1000), errors: errors.length, errorSample: errors.slice(0, 3) }
+  return { latency: summary(latencies), bodyBytes: Math.round(bodyChars / Math.max(1, next - warmup)), completed: latencies.length, rate: Math.round((latencies.length / measuredMs) * 1000), errors: errors.length, errorSample: errors.slice(0, 3) }
 }
 
 // ---------- JSON, open loop at a fixed rate ----------
 
-async function jsonRate() {
-  const { rate, durationMs } = job
+async function jsonRate(): Promise<JsonRateResult> {
+  const rate = job.rate ?? 0
+  const durationMs = job.durationMs ?? 0
   const warmupMs = job.warmupMs ?? 500
   const agent = new Agent({ keepAlive: true, maxSockets: job.maxSockets ?? 512, scheduling: 'lifo' })
-  const latencies = []
-  const lags = []
-  const errors = []
+  const latencies: number[] = []
+  const lags: number[] = []
+  const errors: string[] = []
   let sent = 0
   let inFlight = 0
   const maxInFlight = job.maxInFlight ?? 4000
@@ -140,9 +151,9 @@ async function jsonRate() {
   const t0 = performance.now()
   const total = Math.round((rate * (warmupMs + durationMs)) / 1000)
   const interval = 1000 / rate
-  await new Promise((resolve) => {
+  await new Promise<void>((resolve) => {
     let finished = false
-    const maybeDone = () => {
+    const maybeDone = (): void => {
       if (!finished && sent + skipped >= total && inFlight === 0) {
         finished = true
         clearTimeout(guard)
@@ -155,7 +166,7 @@ async function jsonRate() {
       finished = true
       resolve()
     }, warmupMs + durationMs + 10_000)
-    const pump = () => {
+    const pump = (): void => {
       const now = performance.now()
       while (sent + skipped < total && t0 + (sent + skipped) * interval <= now) {
         const k = sent + skipped
@@ -170,27 +181,12 @@ async function jsonRate() {
         if (measured) lags.push(start - intended)
         inFlight++
         sent++
-        send(
-          agent,
-          payload,
-          false,
-          (res) => {
-            let size = 0
-            res.on('data', (c) => (size += c.length))
-            res.on('end', () => {
-              const ms = performance.now() - start
-              inFlight--
-              if (res.statusCode !== 200 || size === 0) errors.push(`status ${res.statusCode}`)
-              else if (measured) latencies.push(ms)
-              maybeDone()
-            })
-          },
-          (error) => {
-            inFlight--
-            errors.push(error.code ?? error.message)
-            maybeDone()
-          },
-        )
+        sendJson(agent, payload, (failure, ms) => {
+          inFlight--
+          if (failure !== undefined) errors.push(failure)
+          else if (measured) latencies.push(ms)
+          maybeDone()
+        })
       }
       if (sent + skipped < total) setTimeout(pump, Math.max(0, t0 + (sent + skipped) * interval - performance.now()))
       else maybeDone()
@@ -217,25 +213,28 @@ async function jsonRate() {
 
 const CONTENT_MARK = '"content":" t'
 
-async function streams() {
-  const { concurrency, durationMs, deltas, intervalMs } = job
+async function streams(): Promise<StreamResult> {
+  const concurrency = job.concurrency ?? 1
+  const durationMs = job.durationMs ?? 0
+  const deltas = job.deltas ?? 64
+  const intervalMs = job.intervalMs ?? 20
   const lateMs = job.lateMs ?? 10
   const rampMs = job.rampMs ?? 1000
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency + 16 })
-  const ttft = []
-  const gaps = []
-  const lateness = []
+  const ttft: number[] = []
+  const gaps: number[] = []
+  const lateness: number[] = []
   let streamsDone = 0
   let streamsOk = 0
   let lostStreams = 0
   let lateFrames = 0
   let frames = 0
-  const failures = []
+  const failures: StreamFailure[] = []
   let seq = 0
   const t0 = performance.now()
   const hardDeadline = t0 + HARD_LIMIT_MS
 
-  const oneStream = () =>
+  const oneStream = (): Promise<void> =>
     new Promise((resolve) => {
       const n = seq++
       const payload = bodyOf(n, true)
@@ -248,7 +247,7 @@ async function streams() {
       let errorEvent = false
       let buffer = ''
       let settled = false
-      const finish = (status, why) => {
+      const finish = (status: number | undefined, why: string): void => {
         if (settled) return
         settled = true
         streamsDone++
@@ -260,7 +259,7 @@ async function streams() {
         }
         resolve()
       }
-      const frame = (text, now) => {
+      const frame = (text: string, now: number): void => {
         if (!text.startsWith('data: ')) return
         if (text === 'data: [DONE]') {
           sawDone = true
@@ -290,7 +289,7 @@ async function streams() {
         true,
         (res) => {
           res.setEncoding('latin1') // the frames are ASCII; latin1 decodes cheapest
-          res.on('data', (chunk) => {
+          res.on('data', (chunk: string) => {
             const now = performance.now()
             buffer += chunk
             let cut
@@ -300,7 +299,7 @@ async function streams() {
             }
           })
           res.on('end', () => finish(res.statusCode, 'ended'))
-          res.on('error', (e) => finish(res.statusCode, e.code ?? e.message))
+          res.on('error', (e: ErrorWithCode) => finish(res.statusCode, e.code ?? e.message))
           res.on('close', () => finish(res.statusCode, 'closed'))
         },
         (error) => finish(0, error.code ?? error.message),
@@ -336,9 +335,9 @@ async function streams() {
   }
 }
 
-const kinds = { 'json-seq': jsonSeq, 'json-rate': jsonRate, stream: streams }
+const kinds: Record<string, () => Promise<JobCommon>> = { 'json-seq': jsonSeq, 'json-rate': jsonRate, stream: streams }
 const run = kinds[job.kind]
-if (run === undefined) throw new Error(`unknown job kind ${job.kind}`)
+if (run === undefined) throw new Error(`unknown job kind ${String(job.kind)}`)
 const killSwitch = setTimeout(() => {
   process.stdout.write(JSON.stringify({ error: `load job exceeded ${HARD_LIMIT_MS} ms` }) + '\n')
   process.exit(2)

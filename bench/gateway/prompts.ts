@@ -15,8 +15,10 @@
 //             previous one plus one turn; a conversation runs from 0.75 × bytes to 1.25 × bytes (at
 //             most 32 turns), then the next one starts. So one request per conversation brings a
 //             quarter of its prompt new and the others one turn: what an agent sends on every step.
+import type { Prompt, Shape } from './types'
+
 export const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
-export const SHAPES = ['default', 'witness', 'stable', 'growing']
+export const SHAPES: Shape[] = ['default', 'witness', 'stable', 'growing']
 
 const WORDS = (
   'the a of to and in is for that with on as it by this be are from at or an not which have you can we if ' +
@@ -28,7 +30,7 @@ const WORDS = (
 ).split(' ')
 
 /** A deterministic pseudo-random text of `length` characters (ASCII), from `seed`. */
-export function text(length, seed) {
+export function text(length: number, seed: number): string {
   let state = seed >>> 0 || 1
   const next = () => {
     // mulberry32
@@ -41,7 +43,7 @@ export function text(length, seed) {
   let out = ''
   let line = 0
   while (out.length < length) {
-    const word = WORDS[Math.floor(next() * WORDS.length)]
+    const word = WORDS[Math.floor(next() * WORDS.length)] ?? ''
     out += word
     line += word.length + 1
     if (line > 72) {
@@ -50,6 +52,22 @@ export function text(length, seed) {
     } else out += ' '
   }
   return out.slice(0, length)
+}
+
+/** A chat request as the benchmark writes it (Chat Completions' shape). */
+interface Message {
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  content: string | null
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]
+  tool_call_id?: string
+}
+interface Payload {
+  model: string
+  messages: Message[]
+  max_tokens: number
+  tools?: typeof TOOLS
+  stream?: boolean
+  stream_options?: { include_usage: boolean }
 }
 
 const DEFAULT_SYSTEM =
@@ -80,8 +98,8 @@ const TOOLS = [
  * `(n) => body` for a prompt spec `{ shape, bytes }`. The body is a JSON string; `stream` adds
  * `stream: true`, asks for usage as IDE tools do, and max_tokens ≥ 256.
  */
-export function bodyMaker({ shape = 'default', bytes = 0 } = {}, stream = false) {
-  const finish = (payload) => {
+export function bodyMaker({ shape = 'default', bytes = 0 }: Prompt = {}, stream = false): (n: number) => string {
+  const finish = (payload: Payload): string => {
     payload.stream = stream
     // Streams ask for room for the fake server's whole reply (64 deltas), which it always sends.
     if (stream) Object.assign(payload, { stream_options: { include_usage: true }, max_tokens: Math.max(payload.max_tokens, 256) })
@@ -103,15 +121,15 @@ export function bodyMaker({ shape = 'default', bytes = 0 } = {}, stream = false)
     case 'growing':
       return growing(bytes, finish)
     default:
-      throw new Error(`unknown prompt shape ${shape}`)
+      throw new Error(`unknown prompt shape ${String(shape)}`)
   }
 }
 
-function growing(bytes, finish) {
+function growing(bytes: number, finish: (payload: Payload) => string): (n: number) => string {
   const system = text(Math.max(64, Math.round(bytes / 2) - 400), 11)
-  const task = (conversation) => ({ role: 'user', content: `Task ${conversation}: find where the prompt is counted and make it cheaper.` })
+  const task = (conversation: number): Message => ({ role: 'user', content: `Task ${conversation}: find where the prompt is counted and make it cheaper.` })
   const turnSize = Math.max(320, Math.round(bytes / 64))
-  const turn = (conversation, t, contentLength) => {
+  const turn = (conversation: number, t: number, contentLength: number): Message[] => {
     const id = `call_${conversation}_${t}`
     const path = `src/c${conversation}/file-${t}.ts`
     return [
@@ -129,13 +147,13 @@ function growing(bytes, finish) {
   return (n) => {
     const conversation = Math.floor(n / perConversation)
     const turns = startTurns + (n % perConversation)
-    const messages = [{ role: 'system', content: system }, task(conversation)]
+    const messages: Message[] = [{ role: 'system', content: system }, task(conversation)]
     for (let t = 0; t < turns; t++) messages.push(...turn(conversation, t, contentLength))
     return finish({ model: MODEL, messages, tools: TOOLS, max_tokens: 16 })
   }
 }
 
 /** A short label: `340 B`, `4 KB`, `128 KB`. */
-export function sizeLabel(bytes) {
+export function sizeLabel(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : `${Math.round(bytes / 1024)} KB`
 }

@@ -5,19 +5,25 @@ const concurrency = Number(process.env.CONCURRENCY ?? 1000)
 const seconds = Number(process.env.SECONDS ?? 60)
 const deltas = Number(process.env.DELTAS ?? 32)
 const until = Date.now() + seconds * 1000
-const totals = { streams: 0, complete: 0, broken: 0, firstProblem: null, problems: {} }
+const totals: { streams: number; complete: number; broken: number; firstProblem: unknown; problems: Record<string, number> } = {
+  streams: 0,
+  complete: 0,
+  broken: 0,
+  firstProblem: null,
+  problems: {},
+}
 
 /** Broken streams by what broke them: the status and the error's code or message. */
-function countProblem(kind) {
+function countProblem(kind: string): void {
   totals.problems[kind] = (totals.problems[kind] ?? 0) + 1
 }
 
-function problemOf(status, text) {
+function problemOf(status: number, text: string): string {
   const error = /"error":\{[^}]*?"message":"([^"]{0,120})/.exec(text)?.[1] ?? ''
   return `${status} ${error}`.trim()
 }
 
-async function oneStream() {
+async function oneStream(): Promise<void> {
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}` },
@@ -36,7 +42,7 @@ async function oneStream() {
   }
 }
 
-async function worker() {
+async function worker(): Promise<void> {
   while (Date.now() < until) {
     try {
       await oneStream()
@@ -44,10 +50,11 @@ async function worker() {
       totals.streams++
       totals.broken++
       totals.firstProblem ??= { error: String(error) }
-      countProblem(`client: ${String(error.cause?.code ?? error)}`)
+      const cause = (error as { cause?: { code?: string } }).cause
+      countProblem(`client: ${String(cause?.code ?? error)}`)
     }
   }
 }
 
-await Promise.all(Array.from({ length: concurrency }, worker))
-process.stdout.write(JSON.stringify(totals) + '\n')
+// A CommonJS module (the root package has no "type"), so no top-level await.
+void Promise.all(Array.from({ length: concurrency }, worker)).then(() => process.stdout.write(JSON.stringify(totals) + '\n'))

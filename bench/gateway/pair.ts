@@ -1,17 +1,17 @@
-#!/usr/bin/env node
 // The independent harness's topology (docs/benchmark.md#two-shapes): the fake model server and the
 // bare proxy in ONE process, the proxy forwarding to the fake server over loopback. Mortar, in its
 // own process, forwards to the same fake server. The proxy's two hops then stay inside one event
 // loop, while Mortar's cross into another process and back: the floor loses the process switches
 // a real deployment has.
 //
-// Usage: node --import tsx pair.mjs [--fake-port 0] [--bare-port 0] [--deltas 64] [--interval-ms 20]
-// (tsx: the fake server is the project's, src/test-kit/fake-model-server, configured as run.mjs's)
+// Usage: node --import tsx pair.ts [--fake-port 0] [--bare-port 0] [--deltas 64] [--interval-ms 20]
+// (the fake server is the project's, src/test-kit/fake-model-server, configured as run.ts's)
 // Prints one JSON line {"ready":true,"fakePort":N,"barePort":M} on stdout once both listen.
+import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
-import { startFakeModelServer } from '../../src/test-kit/fake-model-server/index.ts'
-import { processFakeBehavior } from '../../src/test-kit/fake-model-server/process-behavior.ts'
-import { startBareProxy } from './bare-proxy.mjs'
+import { startFakeModelServer } from '../../src/test-kit/fake-model-server/index'
+import { processFakeBehavior } from '../../src/test-kit/fake-model-server/process-behavior'
+import { startBareProxy } from './bare-proxy'
 
 const { values } = parseArgs({
   options: {
@@ -39,5 +39,5 @@ const fake = await startFakeModelServer(behavior, {
   answer: (method, pathname) => (method === 'GET' && (pathname === '/health' || pathname === '/v1/health') ? health : undefined),
 })
 const bare = await startBareProxy(`http://127.0.0.1:${fake.port}`, { port: Number(values['bare-port']) })
-process.stdout.write(JSON.stringify({ ready: true, fakePort: fake.port, barePort: bare.address().port }) + '\n')
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0))
+process.stdout.write(JSON.stringify({ ready: true, fakePort: fake.port, barePort: (bare.address() as AddressInfo).port }) + '\n')
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))

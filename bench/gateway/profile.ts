@@ -1,10 +1,9 @@
-#!/usr/bin/env node
 // Where Mortar's time goes: runs Mortar under `node --cpu-prof` against the fake model server, once
 // under JSON load and once under stream load, and ranks self time by function and by file —
 // Mortar's own functions mapped back to src/ through source maps.
 //
-//   node bench/gateway/profile.mjs [--seconds 8] [--json-concurrency 8] [--streams 200]
-//   node bench/gateway/profile.mjs --sizes [--seconds 5]    one profile per prompt size (sweep.mjs's
+//   npm run bench:profile -- [--seconds 8] [--json-concurrency 8] [--streams 200]
+//   npm run bench:profile -- --sizes [--seconds 5]    one profile per prompt size (sweep.ts's
 //        cells: stable 340 B … growing 128 KB), sequential JSON requests as the sweep sends them,
 //        ranked by µs per request: results/profile-sizes.md and .json
 //
@@ -20,9 +19,44 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import WebSocket from 'ws'
-import { startMortar, startUpstream } from './contenders.mjs'
-import { cellName, SWEEP_CELLS } from './sweep.mjs'
-import { ensureBenchDependencies, HERE, log, ROOT, runLoad, sleep, stopProcess } from './lib.mjs'
+import { startMortar, startUpstream } from './contenders'
+import { cellName, SWEEP_CELLS } from './sweep'
+import { ensureBenchDependencies, HERE, log, ROOT, runLoad, sleep, stopProcess } from './lib'
+import type { JsonSeqResult, LoadJob, StreamResult, Upstream } from './types'
+
+/** One profiled load: the .cpuprofile (or .heapprofile), the load's result, and its window on the profile's clock. */
+interface Run {
+  file: string
+  load: Partial<JsonSeqResult & StreamResult>
+  window?: { fromUs: number; toUs: number } | undefined
+}
+/** A V8 CPU profile (.cpuprofile), as much of it as the analysis reads. */
+interface CallFrame {
+  url: string
+  functionName: string
+  lineNumber: number
+  columnNumber: number
+}
+interface CpuProfile {
+  nodes: { id: number; callFrame: CallFrame; children?: number[] }[]
+  samples: number[]
+  timeDeltas: number[]
+  startTime: number
+  endTime: number
+}
+interface HeapNode {
+  callFrame: CallFrame
+  selfSize: number
+  children?: HeapNode[]
+}
+interface Where {
+  name: string
+  file: string
+  line?: number
+  group: string
+}
+type Warm = (job: Omit<LoadJob, 'kind'>) => Promise<unknown>
+type Load = (job: Omit<LoadJob, 'kind'>) => Promise<Run['load']>
 
 const { values: opts } = parseArgs({
   options: {
@@ -41,16 +75,16 @@ const BUILD = join(ROOT, 'node_modules', '.cache', 'mortar-bench-profile')
 const PROFILES = join(HERE, 'results', 'profiles')
 
 const REPORT = opts.sizes ? 'profile-sizes' : 'profile'
-let runs
+let runs: Record<string, Run>
 if (opts['analyze-only']) {
   // Re-rank the profiles of the last run (e.g. with another --top), without running anything.
-  const last = JSON.parse(readFileSync(join(HERE, 'results', `${REPORT}.json`), 'utf8'))
+  const last = JSON.parse(readFileSync(join(HERE, 'results', `${REPORT}.json`), 'utf8')) as Record<string, { profile: string; load: Run['load']; window?: Run['window'] }>
   runs = Object.fromEntries(Object.entries(last).map(([name, r]) => [name, { file: join(ROOT, r.profile), load: r.load, window: r.window }]))
 } else {
   runs = opts.sizes ? await profileSizes() : await profileAll()
 }
 
-function buildProfiled() {
+function buildProfiled(): void {
   if (!opts['no-build'] || !existsSync(join(BUILD, 'main', 'cli.js'))) {
     log(`Building a source-mapped Mortar into ${relative(ROOT, BUILD)}…`)
     execFileSync('npx', ['electron-vite', 'build', '--sourcemap', '--outDir', BUILD], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
@@ -59,7 +93,7 @@ function buildProfiled() {
 }
 
 /** Run Mortar under --cpu-prof for `load` (after `warm`), keep the profile and the load's window. */
-async function profileMortar(upstream, logDir, name, warm, load) {
+async function profileMortar(upstream: Upstream, logDir: string, name: string, warm: Warm, load: Load): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), `mortar-cpuprof-${name}-`))
   const mortar = await startMortar(upstream, {
     logDir,
@@ -86,12 +120,12 @@ async function profileMortar(upstream, logDir, name, warm, load) {
 }
 
 /** One profile per sweep cell: sequential JSON requests of that prompt shape and size. */
-async function profileSizes() {
+async function profileSizes(): Promise<Record<string, Run>> {
   ensureBenchDependencies()
   buildProfiled()
   const logDir = mkdtempSync(join(tmpdir(), 'mortar-profile-logs-'))
   const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
-  const out = {}
+  const out: Record<string, Run> = {}
   for (const [index, cell] of SWEEP_CELLS.entries()) {
     const prompt = { shape: cell.shape, bytes: cell.bytes }
     const name = cellName(cell).replace(/ /g, '-')
@@ -107,19 +141,19 @@ async function profileSizes() {
   return out
 }
 
-async function profileAll() {
+async function profileAll(): Promise<Record<string, Run>> {
   ensureBenchDependencies()
   buildProfiled()
   const logDir = mkdtempSync(join(tmpdir(), 'mortar-profile-logs-'))
   const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
   // Warm up first (JIT), so the profile shows the steady state.
-  const warm = async (job) => {
+  const warm: Warm = async (job) => {
     await runLoad({ ...job, kind: 'json-seq', concurrency: 4, warmup: 0, count: 1500 })
     await runLoad({ ...job, kind: 'stream', concurrency: 20, durationMs: 1500, rampMs: 200 })
   }
-  const profileUnder = (name, load) => profileMortar(upstream, logDir, name, warm, load)
+  const profileUnder = (name: string, load: Load): Promise<Run> => profileMortar(upstream, logDir, name, warm, load)
 
-  const result = {
+  const result: Record<string, Run> = {
     json: await profileUnder('json', (job) =>
       runLoad({ ...job, kind: 'json-seq', concurrency: Number(opts['json-concurrency']), warmup: 0, count: 1_000_000, hardLimitMs: SECONDS * 1000 }),
     ),
@@ -136,7 +170,7 @@ async function profileAll() {
    * protocol (127.0.0.1, a port of its own), counting objects the GC has already collected too —
    * so it shows where the garbage comes from, which is what the scavenges (and p99) pay for.
    */
-  async function allocationsUnder() {
+  async function allocationsUnder(): Promise<Run> {
     const mortar = await startMortar(upstream, { logDir, name: 'mortar-alloc', cli: join(BUILD, 'main', 'cli.js'), nodeArgs: ['--inspect=127.0.0.1:0'] })
     const job = { url: mortar.url, headers: mortar.headers, deltas: 64, intervalMs: 20, lateMs: 10 }
     await runLoad({ ...job, kind: 'json-seq', concurrency: 4, warmup: 0, count: 1500 })
@@ -147,7 +181,7 @@ async function profileAll() {
     await inspector.call('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
     log(`sampling Mortar's allocations under JSON load for ${SECONDS} s…`)
     const load = await runLoad({ ...job, kind: 'json-seq', concurrency: Number(opts['json-concurrency']), warmup: 0, count: 1_000_000, hardLimitMs: SECONDS * 1000 })
-    const { profile } = await inspector.call('HeapProfiler.stopSampling')
+    const { profile } = (await inspector.call('HeapProfiler.stopSampling')) as { profile: unknown }
     inspector.close()
     await sleep(100)
     await stopProcess(mortar.proc, 10_000)
@@ -158,13 +192,18 @@ async function profileAll() {
   }
 }
 
-function connectInspector(url) {
+interface Inspector {
+  call: (method: string, params?: object) => Promise<unknown>
+  close: () => void
+}
+
+function connectInspector(url: string): Promise<Inspector> {
   return new Promise((resolveSocket, reject) => {
     const socket = new WebSocket(url)
-    const pending = new Map()
+    const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
     let next = 1
     socket.on('message', (data) => {
-      const message = JSON.parse(String(data))
+      const message = JSON.parse(String(data)) as { id: number; error?: { message: string }; result?: unknown }
       const waiter = pending.get(message.id)
       if (waiter === undefined) return
       pending.delete(message.id)
@@ -175,7 +214,7 @@ function connectInspector(url) {
     socket.once('open', () =>
       resolveSocket({
         call: (method, params = {}) =>
-          new Promise((ok, fail) => {
+          new Promise<unknown>((ok, fail) => {
             const id = next++
             pending.set(id, { resolve: ok, reject: fail })
             socket.send(JSON.stringify({ id, method, params }))
@@ -188,23 +227,23 @@ function connectInspector(url) {
 
 // ---------- analysis ----------
 
-const sourceMaps = new Map()
-function sourceMapFor(url) {
+const sourceMaps = new Map<string, { map: SourceMap; dir: string } | null>()
+function sourceMapFor(url: string): { map: SourceMap; dir: string } | null {
   if (!sourceMaps.has(url)) {
-    let map = null
+    let map: { map: SourceMap; dir: string } | null = null
     try {
       const path = url.startsWith('file:') ? fileURLToPath(url) : url
-      if (existsSync(path + '.map')) map = { map: new SourceMap(JSON.parse(readFileSync(path + '.map', 'utf8'))), dir: dirname(path) }
+      if (existsSync(path + '.map')) map = { map: new SourceMap(JSON.parse(readFileSync(path + '.map', 'utf8')) as ConstructorParameters<typeof SourceMap>[0]), dir: dirname(path) }
     } catch {
       map = null
     }
     sourceMaps.set(url, map)
   }
-  return sourceMaps.get(url)
+  return sourceMaps.get(url) ?? null
 }
 
 /** Where a profiled function comes from: a src/ file (via the source map), a package, or Node. */
-function locate(callFrame) {
+function locate(callFrame: CallFrame): Where {
   const { url, functionName, lineNumber, columnNumber } = callFrame
   const name = functionName || '(anonymous)'
   if (!url) return { name, file: name.startsWith('(') ? name : '(native)', group: name.startsWith('(') ? name : 'V8 / native' }
@@ -212,7 +251,7 @@ function locate(callFrame) {
   const sm = url.includes(relative(ROOT, BUILD)) ? sourceMapFor(url) : null
   if (sm) {
     const entry = sm.map.findEntry(lineNumber, columnNumber)
-    if (entry && entry.originalSource) {
+    if (entry && 'originalSource' in entry && entry.originalSource) {
       const abs = resolve(sm.dir, entry.originalSource.replace(/^file:\/\//, ''))
       const rel = relative(ROOT, abs)
       if (rel.startsWith('src/')) return { name, file: rel, line: entry.originalLine + 1, group: 'Mortar ' + rel.split('/').slice(0, 3).join('/') }
@@ -226,30 +265,35 @@ function locate(callFrame) {
   return { name, file: url, line: lineNumber + 1, group: 'other' }
 }
 
-function analyze(file, window) {
-  const profile = JSON.parse(readFileSync(file, 'utf8'))
+interface FnTotals extends Where {
+  selfUs: number
+  inclusiveUs: number
+}
+
+function analyze(file: string, window: Run['window']) {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
-  const self = new Map()
+  const self = new Map<number, number>()
   const dt = profile.timeDeltas
   // Only samples inside the load's window count (if the clocks agree; else the whole profile).
   const inWindow = window && profile.startTime <= window.toUs && profile.endTime >= window.fromUs
   let t = profile.startTime
   for (let i = 0; i < profile.samples.length; i++) {
-    t += dt[i]
+    t += dt[i] ?? 0
     if (inWindow && (t < window.fromUs || t > window.toUs)) continue
-    const id = profile.samples[i]
+    const id = profile.samples[i] ?? -1
     const d = dt[i + 1] ?? 0
     self.set(id, (self.get(id) ?? 0) + d)
   }
   // Inclusive time: self time of a node plus all its descendants.
-  const parent = new Map()
+  const parent = new Map<number, number>()
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
   const total = profile.nodes.reduce((sum, n) => sum + (self.get(n.id) ?? 0), 0)
   const idle = profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').reduce((s, n) => s + (self.get(n.id) ?? 0), 0)
   const busy = total - idle
-  const fn = new Map()
-  const groups = new Map()
-  const inclusive = new Map()
+  const fn = new Map<string, FnTotals>()
+  const groups = new Map<string, number>()
+  const inclusive = new Map<string, number>()
   for (const n of profile.nodes) {
     const us = self.get(n.id) ?? 0
     const where = locate(n.callFrame)
@@ -261,17 +305,20 @@ function analyze(file, window) {
     groups.set(where.group, (groups.get(where.group) ?? 0) + us)
     if (us === 0) continue
     // Credit every distinct function on the stack once (recursion counted once).
-    const seen = new Set()
-    for (let id = n.id; id !== undefined; id = parent.get(id)) {
-      const w = locate(byId.get(id).callFrame)
+    const seen = new Set<string>()
+    for (let id: number | undefined = n.id; id !== undefined; id = parent.get(id)) {
+      const w = locate(byId.get(id)!.callFrame)
       const k = `${w.name} ${w.file}${w.line ? ':' + w.line : ''}`
       if (seen.has(k)) continue
       seen.add(k)
       inclusive.set(k, (inclusive.get(k) ?? 0) + us)
     }
   }
-  for (const [k, us] of inclusive) if (fn.has(k)) fn.get(k).inclusiveUs = us
-  const pct = (us) => Math.round((us / busy) * 1000) / 10
+  for (const [k, us] of inclusive) {
+    const f = fn.get(k)
+    if (f) f.inclusiveUs = us
+  }
+  const pct = (us: number): number => Math.round((us / busy) * 1000) / 10
   const functions = [...fn.values()].sort((a, b) => b.selfUs - a.selfUs)
   return {
     counted: inWindow ? 'the load only (start-up and warm-up excluded)' : 'the whole process (clocks did not match)',
@@ -290,12 +337,17 @@ function analyze(file, window) {
 }
 
 /** Bytes allocated per function (self and inclusive) from a sampling heap profile. */
-function analyzeAllocations(file, requests) {
-  const profile = JSON.parse(readFileSync(file, 'utf8'))
-  const fn = new Map()
-  const groups = new Map()
+interface AllocTotals extends Where {
+  self: number
+  inclusive: number
+}
+
+function analyzeAllocations(file: string, requests: number) {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode }
+  const fn = new Map<string, AllocTotals>()
+  const groups = new Map<string, number>()
   let total = 0
-  const visit = (node, stack) => {
+  const visit = (node: HeapNode, stack: string[]): void => {
     const where = locate(node.callFrame)
     const key = `${where.name} ${where.file}${where.line ? ':' + where.line : ''}`
     const f = fn.get(key) ?? { ...where, self: 0, inclusive: 0 }
@@ -304,12 +356,12 @@ function analyzeAllocations(file, requests) {
     total += node.selfSize
     groups.set(where.group, (groups.get(where.group) ?? 0) + node.selfSize)
     const inner = stack.includes(key) ? stack : [...stack, key]
-    for (const k of inner) fn.get(k).inclusive += node.selfSize
+    for (const k of inner) fn.get(k)!.inclusive += node.selfSize
     for (const child of node.children ?? []) visit(child, inner)
   }
   visit(profile.head, [])
-  const pct = (b) => Math.round((b / total) * 1000) / 10
-  const kb = (b) => Math.round((b / 1024 / Math.max(1, requests)) * 10) / 10
+  const pct = (b: number): number => Math.round((b / total) * 1000) / 10
+  const kb = (b: number): number => Math.round((b / 1024 / Math.max(1, requests)) * 10) / 10
   const list = [...fn.values()]
   return {
     totalMb: Math.round(total / 1e5) / 10,
@@ -324,12 +376,12 @@ function analyzeAllocations(file, requests) {
   }
 }
 
-const report = {}
-const md = [`Profiles of Mortar (\`node bench/gateway/profile.mjs${opts.sizes ? ' --sizes' : ''}\`, ${new Date().toISOString()}, Node ${process.version}). Percentages are of Mortar's busy (non-idle) CPU time.`, '']
+const report: Record<string, Record<string, unknown>> = {}
+const md = [`Profiles of Mortar (\`npm run bench:profile${opts.sizes ? ' -- --sizes' : ''}\`, ${new Date().toISOString()}, Node ${process.version}). Percentages are of Mortar's busy (non-idle) CPU time.`, '']
 if (opts.sizes) renderSizes()
 else renderLoads()
 
-function renderLoads() {
+function renderLoads(): void {
   for (const [name, run] of Object.entries(runs).filter(([n]) => n !== 'alloc')) {
     const a = analyze(run.file, run.window)
     report[name] = { ...a, profile: relative(ROOT, run.file), window: run.window, load: run.load }
@@ -338,8 +390,8 @@ function renderLoads() {
     md.push('')
     md.push(
       name === 'json'
-        ? `Load: ${l.completed} requests, ${l.rate} req/s, p50 ${l.latency.p50} ms. `
-        : `Load: ${l.streams} streams, ${l.frames} deltas, ${l.lostStreams} lost, TTFT p50 ${l.ttft.p50} ms. `,
+        ? `Load: ${l.completed} requests, ${l.rate} req/s, p50 ${l.latency?.p50} ms. `
+        : `Load: ${l.streams} streams, ${l.frames} deltas, ${l.lostStreams} lost, TTFT p50 ${l.ttft?.p50} ms. `,
     )
     md.push(`Profile of ${a.counted}: ${a.durationS} s, ${a.busyS} s busy (${a.idlePct}% idle). File: \`${relative(ROOT, run.file)}\`.`)
     md.push('')
@@ -362,25 +414,30 @@ function renderLoads() {
  * The sizes report: for each cell, Mortar's busy CPU per request, then one table of Mortar's
  * functions (inclusive µs per request) across the cells — what grows with the prompt.
  */
-function renderSizes() {
-  const perRequest = {}
+function renderSizes(): void {
+  const perRequest: Record<string, { requests: number; busyUs: number; fns: Map<string, number> }> = {}
+  const mortarInclusive: Record<string, { name: string; where: string }[]> = {}
+  const topSelf: Record<string, { name: string; where: string; selfPct: number; inclusivePct: number }[]> = {}
   for (const [name, run] of Object.entries(runs)) {
     const a = analyze(run.file, run.window)
-    const requests = Math.max(1, run.load.completed)
-    report[name] = { ...a, profile: relative(ROOT, run.file), window: run.window, load: run.load, busyUsPerRequest: Math.round((a.busyS * 1e6) / requests) }
-    perRequest[name] = { requests, busyUs: report[name].busyUsPerRequest, fns: new Map(a.allFunctions.map((f) => [`${f.name} ${f.where}`, (f.inclusivePct / 100) * report[name].busyUsPerRequest])) }
+    const requests = Math.max(1, run.load.completed ?? 0)
+    const busyUs = Math.round((a.busyS * 1e6) / requests)
+    report[name] = { ...a, profile: relative(ROOT, run.file), window: run.window, load: run.load, busyUsPerRequest: busyUs }
+    mortarInclusive[name] = a.mortarInclusive
+    topSelf[name] = a.topSelf
+    perRequest[name] = { requests, busyUs, fns: new Map(a.allFunctions.map((f) => [`${f.name} ${f.where}`, (f.inclusivePct / 100) * busyUs])) }
   }
   const names = Object.keys(perRequest)
-  md.push('Each cell: Mortar alone under sequential JSON requests of one prompt shape and size (sweep.mjs), for the given seconds after a warm-up. µs are CPU per request (busy samples ÷ requests).')
+  md.push('Each cell: Mortar alone under sequential JSON requests of one prompt shape and size (sweep.ts), for the given seconds after a warm-up. µs are CPU per request (busy samples ÷ requests).')
   md.push('')
   md.push(`| | ${names.join(' | ')} |`)
   md.push(`|---|${names.map(() => '---:').join('|')}|`)
-  md.push(`| requests | ${names.map((n) => perRequest[n].requests).join(' | ')} |`)
-  md.push(`| mean body | ${names.map((n) => `${Math.round((runs[n].load.bodyBytes ?? 0) / 102.4) / 10} KB`).join(' | ')} |`)
-  md.push(`| busy µs per request | ${names.map((n) => perRequest[n].busyUs).join(' | ')} |`)
-  const keys = new Set()
-  for (const n of names) for (const f of report[n].mortarInclusive.slice(0, 14)) keys.add(`${f.name} ${f.where}`)
-  const rows = [...keys].map((k) => ({ k, values: names.map((n) => perRequest[n].fns.get(k) ?? 0) })).sort((x, y) => Math.max(...y.values) - Math.max(...x.values))
+  md.push(`| requests | ${names.map((n) => perRequest[n]!.requests).join(' | ')} |`)
+  md.push(`| mean body | ${names.map((n) => `${Math.round((runs[n]!.load.bodyBytes ?? 0) / 102.4) / 10} KB`).join(' | ')} |`)
+  md.push(`| busy µs per request | ${names.map((n) => perRequest[n]!.busyUs).join(' | ')} |`)
+  const keys = new Set<string>()
+  for (const n of names) for (const f of (mortarInclusive[n] ?? []).slice(0, 14)) keys.add(`${f.name} ${f.where}`)
+  const rows = [...keys].map((k) => ({ k, values: names.map((n) => perRequest[n]!.fns.get(k) ?? 0) })).sort((x, y) => Math.max(...y.values) - Math.max(...x.values))
   for (const { k, values } of rows) md.push(`| \`${k.split(' ')[0]}\` ${k.split(' ').slice(1).join(' ')} | ${values.map((v) => Math.round(v)).join(' | ')} |`)
   md.push('')
   for (const n of names) {
@@ -388,12 +445,12 @@ function renderSizes() {
     md.push('')
     md.push('| function | where | self % | incl. % |')
     md.push('|---|---|---:|---:|')
-    for (const f of report[n].topSelf.slice(0, 12)) md.push(`| \`${f.name}\` | ${f.where} | ${f.selfPct} | ${f.inclusivePct} |`)
+    for (const f of (topSelf[n] ?? []).slice(0, 12)) md.push(`| \`${f.name}\` | ${f.where} | ${f.selfPct} | ${f.inclusivePct} |`)
     md.push('')
   }
 }
 if (runs.alloc) {
-  const a = analyzeAllocations(runs.alloc.file, runs.alloc.load.completed)
+  const a = analyzeAllocations(runs.alloc.file, runs.alloc.load.completed ?? 0)
   report.alloc = { ...a, profile: relative(ROOT, runs.alloc.file), load: runs.alloc.load }
   md.push(`### Allocations under JSON load (${opts['json-concurrency']} clients)`)
   md.push('')

@@ -1,10 +1,10 @@
-#!/usr/bin/env node
-// autocannon, closed loop, in its own process: `node autocannon-job.mjs '<job as JSON>'` prints
-// autocannon's result plus this process's CPU use (so run.mjs does not count it as someone else's).
+// autocannon, closed loop, in its own process: `node --import tsx autocannon-job.ts '<job as JSON>'` prints
+// autocannon's result plus this process's CPU use (so run.ts does not count it as someone else's).
 // Its latency histogram has 1 ms resolution, so only its request rate is used.
 import autocannon from 'autocannon'
+import type { AutocannonJob } from './lib'
 
-const job = JSON.parse(process.argv[2])
+const job = JSON.parse(process.argv[2] ?? '{}') as AutocannonJob
 if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(job.url)) throw new Error('autocannon-job sends to loopback only')
 const cpuStart = process.cpuUsage()
 const wallStart = performance.now()

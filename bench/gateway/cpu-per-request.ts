@@ -1,14 +1,13 @@
-#!/usr/bin/env node
 // CPU time per request at concurrency 1 — a steadier measure than latency on a noisy machine, and
 // the one the c=1 "added latency" follows (at c=1 a request's added time is the contender's CPU).
 //
-//   node bench/gateway/cpu-per-request.mjs [--count 5000] [--rounds 3] [--sizes] [--baseline CLI]
+//   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--baseline CLI]
 //
-// Starts the fake model server, the bare proxy and Mortar (as run.mjs does), sends `count`
+// Starts the fake model server, the bare proxy and Mortar (as run.ts does), sends `count`
 // sequential JSON requests to each per round, and reads each process's utime + stime from
 // /proc/<pid>/stat before and after: µs of CPU per request (10 ms clock ticks, so use thousands
 // of requests). Also prints the added p50 of each round. Needs `npm run build` first.
-//   --sizes         every prompt of the sweep (sweep.mjs) instead of the main table's request
+//   --sizes         every prompt of the sweep (sweep.ts) instead of the main table's request
 //   --baseline CLI  another build's out/main/cli.js as `mortar-baseline`, measured in the same
 //                   rounds, alternating with Mortar: the ratio of the two is a before/after that
 //                   the machine's load affects alike
@@ -16,9 +15,10 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { direct, startBare, startMortar, startUpstream } from './contenders.mjs'
-import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib.mjs'
-import { cellName, SWEEP_CELLS } from './sweep.mjs'
+import { direct, startBare, startMortar, startUpstream } from './contenders'
+import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib'
+import { cellName, SWEEP_CELLS } from './sweep'
+import type { Contender, Kind, LoadJob, Prompt } from './types'
 
 const { values: opts } = parseArgs({
   options: {
@@ -35,41 +35,44 @@ const TICK_US = 10_000
 ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-cpu-'))
 const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
-const contenders = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir }) }
+const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir }) }
 if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
 const ids = Object.keys(contenders)
-const cells = opts.sizes ? SWEEP_CELLS.map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } })) : [{ name: 'default', prompt: undefined }]
+const cells: { name: string; prompt: Prompt | undefined }[] = opts.sizes
+  ? SWEEP_CELLS.map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
+  : [{ name: 'default', prompt: undefined }]
 let first = 0
-const job = (c, extra) => ({ url: c.url, headers: c.headers, first: (first += 1_000_000), ...extra })
-const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)]
+const job = <K extends Kind>(c: Contender, extra: Omit<LoadJob, 'url'> & { kind: K }): LoadJob & { kind: K } => ({ url: c.url, headers: c.headers, first: (first += 1_000_000), ...extra })
+const median = (values: number[]): number => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
+const contender = (id: string): Contender => contenders[id]!
 try {
   // Warm-up: JIT, connection pools.
-  for (const id of ids) await runLoad(job(contenders[id], { kind: 'json-seq', concurrency: 4, warmup: 0, count: 2000 }))
+  for (const id of ids) await runLoad(job(contender(id), { kind: 'json-seq', concurrency: 4, warmup: 0, count: 2000 }))
   for (const cell of cells) {
-    const rows = Object.fromEntries(ids.map((id) => [id, []]))
+    const rows: Record<string, { cpuUs: number; p50: number }[]> = Object.fromEntries(ids.map((id) => [id, []]))
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate the order, so that neither build always runs right after the other.
       const order = round % 2 === 0 ? ids : [...ids].reverse()
       for (const id of order) {
-        const pid = contenders[id].proc.pid
+        const pid = contender(id).proc.pid
         const warm = Math.min(200, Math.round(COUNT / 10))
         const before = processTicks(pid)
-        const result = await runLoad(job(contenders[id], { kind: 'json-seq', concurrency: 1, warmup: warm, count: COUNT, prompt: cell.prompt }))
-        rows[id].push({ cpuUs: ((processTicks(pid) - before) * TICK_US) / (result.completed + warm), p50: result.latency.p50 })
+        const result = await runLoad(job(contender(id), { kind: 'json-seq', concurrency: 1, warmup: warm, count: COUNT, prompt: cell.prompt }))
+        rows[id]!.push({ cpuUs: ((processTicks(pid) - before) * TICK_US) / (result.completed + warm), p50: result.latency.p50 })
       }
     }
-    const cpu = (id) => median(rows[id].map((r) => r.cpuUs))
-    const p50 = (id) => median(rows[id].map((r) => r.p50))
+    const cpu = (id: string): number => median((rows[id] ?? []).map((r) => r.cpuUs))
+    const p50 = (id: string): number => median((rows[id] ?? []).map((r) => r.p50))
     // Each figure is that process's own CPU: "direct" is the fake model server answering alone.
     let line = `${cell.name}: CPU per request at c=1 (median of ${ROUNDS} rounds of ${COUNT}), µs: fake server ${cpu('direct').toFixed(0)}, bare proxy ${cpu('bare').toFixed(0)}, Mortar ${cpu('mortar').toFixed(0)} (Mortar ÷ bare ${(cpu('mortar') / cpu('bare')).toFixed(2)})`
     if (opts.baseline) {
-      const ratios = rows.mortar.map((r, i) => r.cpuUs / rows['mortar-baseline'][i].cpuUs)
+      const ratios = (rows.mortar ?? []).map((r, i) => r.cpuUs / (rows['mortar-baseline']?.[i]?.cpuUs ?? NaN))
       line += `; baseline ${cpu('mortar-baseline').toFixed(0)} (Mortar ÷ baseline, median of the rounds' ratios: ${median(ratios).toFixed(2)})`
     }
     console.log(line)
     console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}`)
   }
 } finally {
-  for (const id of ids.filter((i) => i !== 'direct')) await stopProcess(contenders[id].proc)
+  for (const id of ids.filter((i) => i !== 'direct')) await stopProcess(contender(id).proc)
   await stopProcess(upstream.proc)
 }

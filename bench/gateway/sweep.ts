@@ -1,0 +1,119 @@
+// Two more shapes of `npm run bench` (docs/benchmark.md#two-shapes), run by run.ts after the main
+// table with the same contenders and the same `measure` (quiet machine, foreign CPU counted):
+//
+//   witness  the independent harness's request — system + user ~340 B, max_tokens 16, stream false,
+//            sequential over one kept-alive socket — in both topologies: the fake server and the bare
+//            proxy in one process (pair.ts, as that harness ran them), and each in its own process
+//            (as the main table). Shows how much of the two tables' disagreement is the topology.
+//   sweep    the prompt sizes IDE tools send, 340 B / 4 KB / 32 KB / 128 KB, as a stable prefix
+//            (the same system prompt every time) and as a growing agent history (prompts.ts), each
+//            with JSON at concurrency 1 (added p50) and with streams (added TTFT, inter-chunk p99),
+//            for every contender of the run: ratios to the floor, to Portkey and capture on ÷ off.
+import { processTicks } from './lib'
+import { sizeLabel } from './prompts'
+import type { Contender, JobCommon, JsonSeqResult, LoadJob, Kind, ResultByKind, Shape, StreamResult, SweepCellResult } from './types'
+
+const TICK_US = 10_000
+
+/**
+ * Run a load job and add `cpuUsPerRequest`: the CPU (utime + stime) the contender's own process
+ * used per request, warm-up included. At c=1 a proxy's added latency is mostly its CPU per
+ * request, and on a shared machine CPU time is far steadier than latency.
+ */
+async function withCpu<R extends JsonSeqResult>(contender: Contender, run: () => Promise<R>, requests: (result: R) => number): Promise<R> {
+  const before = processTicks(contender.proc.pid)
+  const result = await run()
+  result.cpuUsPerRequest = Math.round(((processTicks(contender.proc.pid) - before) * TICK_US) / Math.max(1, requests(result)))
+  return result
+}
+export interface SweepCell {
+  shape: Shape
+  bytes: number
+}
+
+export const SWEEP_CELLS: SweepCell[] = [
+  { shape: 'stable', bytes: 340 },
+  { shape: 'stable', bytes: 4096 },
+  { shape: 'stable', bytes: 32768 },
+  { shape: 'stable', bytes: 131072 },
+  { shape: 'growing', bytes: 4096 },
+  { shape: 'growing', bytes: 32768 },
+  { shape: 'growing', bytes: 131072 },
+]
+export const cellName = (cell: SweepCell): string => `${cell.shape} ${sizeLabel(cell.bytes)}`
+
+// Request numbers of one job never overlap another's (load.ts `first`): what one job brought new is
+// not already cached for the next. A multiple of every conversation length prompts.ts uses up to 32.
+const JOB_STRIDE = 96_000
+let nextFirst = JOB_STRIDE
+const fresh = (): number => (nextFirst += JOB_STRIDE)
+
+/**
+ * The witness's request at c=1, `rounds` rounds with the contenders' order rotated, in both
+ * topologies. `pairs` maps the one-process ids (direct-1p, bare-1p, mortar-1p) to contenders.
+ */
+/** What run.ts hands the two sections: its contenders, its `measure` and a way to run a load job. */
+export interface SectionContext {
+  contenders: Record<string, Contender>
+  measure: <R extends JobCommon>(id: string, phase: string, load: () => Promise<R>) => Promise<R>
+  job: <K extends Kind>(contender: Contender, load: Omit<LoadJob, 'url'> & { kind: K }) => Promise<ResultByKind[K]>
+  log: (message: string) => void
+}
+
+export async function runWitness({
+  contenders,
+  ids,
+  measure,
+  job,
+  P,
+  log,
+}: SectionContext & { ids: string[]; P: { rounds: number; warmup: number; count: number } }): Promise<Record<string, JsonSeqResult[]>> {
+  const out: Record<string, JsonSeqResult[]> = Object.fromEntries(ids.map((id) => [id, []]))
+  for (let round = 0; round < P.rounds; round++) {
+    for (const id of ids.map((_, i) => ids[(i + round) % ids.length]!)) {
+      log(`witness c=1 round ${round + 1}/${P.rounds}: ${id}`)
+      const contender = contenders[id]!
+      const run = (): Promise<JsonSeqResult> => {
+        const load = { kind: 'json-seq' as const, concurrency: 1, warmup: P.warmup, count: P.count, prompt: { shape: 'witness' as const }, first: fresh() }
+        return withCpu(contender, () => job(contender, load), (r) => r.completed + P.warmup)
+      }
+      out[id]!.push(await measure(id, 'witness', run))
+    }
+  }
+  return out
+}
+
+/** Every sweep cell for every contender: JSON at c=1, then streams. */
+export async function runSweep({
+  contenders,
+  jsonIds,
+  streamIds,
+  measure,
+  job,
+  P,
+  log,
+}: SectionContext & { jsonIds: string[]; streamIds: string[]; P: { warmup: number; count: number; streams: number; streamMs: number } }): Promise<SweepCellResult[]> {
+  const cells: SweepCellResult[] = []
+  for (const [index, cell] of SWEEP_CELLS.entries()) {
+    const prompt = { shape: cell.shape, bytes: cell.bytes }
+    const json: Record<string, JsonSeqResult> = {}
+    const rotatedJson = jsonIds.map((_, i) => jsonIds[(i + index) % jsonIds.length]!)
+    for (const id of rotatedJson) {
+      log(`sweep ${cellName(cell)}, JSON c=1: ${id}`)
+      const contender = contenders[id]!
+      json[id] = await measure(id, 'sweep-json', () => {
+        const load = { kind: 'json-seq' as const, concurrency: 1, warmup: P.warmup, count: P.count, prompt, first: fresh() }
+        return withCpu(contender, () => job(contender, load), (r) => r.completed + P.warmup)
+      })
+    }
+    const stream: Record<string, StreamResult> = {}
+    for (const id of streamIds.map((_, i) => streamIds[(i + index) % streamIds.length]!)) {
+      log(`sweep ${cellName(cell)}, streams x${P.streams}: ${id}`)
+      stream[id] = await measure(id, 'sweep-stream', () =>
+        job(contenders[id]!, { kind: 'stream', concurrency: P.streams, durationMs: P.streamMs, rampMs: 200, prompt, first: fresh() }),
+      )
+    }
+    cells.push({ ...cell, name: cellName(cell), json, stream })
+  }
+  return cells
+}

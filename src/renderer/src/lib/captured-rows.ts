@@ -18,12 +18,13 @@ export interface TrafficFilterForm {
 }
 
 export const noFilter: TrafficFilterForm = { status: '', outcome: '', model: '', session: '', client: '', endpoint: '', q: '' }
+const FILTER_FIELDS = Object.keys(noFilter).filter((name): name is keyof TrafficFilterForm => name in noFilter)
 
 /** The form as the API's query parameters (empty fields left out). */
 export function filterParams(form: TrafficFilterForm): ExchangeFilterParams {
   const params: ExchangeFilterParams = {}
-  for (const [name, value] of Object.entries(form) as Array<[keyof TrafficFilterForm, string]>) {
-    const text = value.trim()
+  for (const name of FILTER_FIELDS) {
+    const text = form[name].trim()
     if (text !== '') params[name] = text
   }
   return params
@@ -56,8 +57,8 @@ export const MAX_ROWS = 2_000
 
 const newestFirst = (a: ExchangeSummary, b: ExchangeSummary): number => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0)
 
-/** The rows after a live event (newest first). A row the filters exclude is not added. */
-export function applyTrafficEvent(rows: readonly ExchangeSummary[], event: TrafficEvent, form: TrafficFilterForm): ExchangeSummary[] {
+/** The rows after a live event (newest first). A row the filters exclude is not added: the same rows come back. */
+export function applyTrafficEvent<Rows extends readonly ExchangeSummary[]>(rows: Rows, event: TrafficEvent, form: TrafficFilterForm): Rows | ExchangeSummary[] {
   if (event.type === 'exchanges.cleared') return []
   const row = event.exchange
   const at = rows.findIndex((r) => r.id === row.id)
@@ -66,7 +67,7 @@ export function applyTrafficEvent(rows: readonly ExchangeSummary[], event: Traff
     next[at] = row
     return next
   }
-  if (isSearching(form) || !matchesFilter(row, form)) return rows as ExchangeSummary[]
+  if (isSearching(form) || !matchesFilter(row, form)) return rows
   return [row, ...rows].sort(newestFirst).slice(0, MAX_ROWS)
 }
 

@@ -2,7 +2,7 @@
 // frame with its arrival time, and how it ended. Frames are folded into the parsed view as they
 // come (O(1) each), and subscribers are told at most every FLUSH_MS, so a fast stream of
 // thousands of frames costs a few renders per second, not one per frame.
-import type { ChatCompletion, StopGenerationResponse } from '../../../shared/api/chat-response'
+import type { StopGenerationResponse } from '../../../shared/api/chat-response'
 import { MortarHeader } from '../../../shared/api/headers'
 import { assembleCompletion, ReplyAssembler, type AssembledReply } from '../logic/inspector/assemble-reply'
 import {
@@ -15,6 +15,7 @@ import {
   type RecordedRequest,
 } from '../logic/inspector/exchange'
 import { StreamFrameRecorder, type StreamFrame } from '../logic/inspector/stream-frames'
+import { completionBodySchema } from '../logic/inspector/reply-bodies'
 import type { GatewayClient } from './gateway-client'
 import { errorMessage } from '../logic/error-message'
 
@@ -158,7 +159,8 @@ export class ExchangeRun {
     this.exchange.bodyText = text
     if (response.ok) {
       try {
-        this.completion = assembleCompletion(JSON.parse(text) as ChatCompletion)
+        const completion = completionBodySchema.safeParse(JSON.parse(text))
+        this.completion = completion.success ? assembleCompletion(completion.data) : null
       } catch {
         this.completion = null
       }

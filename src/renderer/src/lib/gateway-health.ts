@@ -32,8 +32,8 @@ export function healthLabel(health: GatewayHealth): string {
   if (troubled.length === 0) return 'Gateway: ok'
   const down = troubled.filter((d) => d.state === 'down')
   if (troubled.length === 1 && down.length === 1) return `Gateway: ok · model server down (${down[0]?.deployment})`
-  if (troubled.length === 1) {
-    const d = troubled[0] as DeploymentHealth
+  const [d] = troubled
+  if (troubled.length === 1 && d !== undefined) {
     return `Gateway: ok · ${d.replicas_down} of ${plural(d.replicas_up + d.replicas_down, 'replica')} down (${d.deployment})`
   }
   return `Gateway: ok · ${plural(troubled.length, 'deployment')} with model servers down`

@@ -17,10 +17,10 @@ const GAP_PX = 8
 const PADDING_PX = 8
 
 /** The CSS variables `.traffic__row` reads: the tracks, the gap and the rows' smallest width. */
-export function gridStyle(columns: readonly GridColumn[]): CSSProperties {
+export function gridStyle(columns: readonly GridColumn[]): CSSProperties & Record<`--traffic-${string}`, string> {
   return {
     '--traffic-columns': columns.map((c) => c.track).join(' '),
     '--traffic-gap': `${GAP_PX}px`,
     '--traffic-min-width': `${columns.reduce((sum, c) => sum + c.min, 0) + GAP_PX * (columns.length - 1) + 2 * PADDING_PX}px`,
-  } as CSSProperties
+  }
 }

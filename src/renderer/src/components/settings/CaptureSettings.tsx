@@ -1,6 +1,7 @@
 import { CAPTURE_MODES, type CaptureMode } from '../../../../shared/api/traffic'
 import type { CaptureModeState } from '../../hooks/use-capture-mode'
 import { Field } from '../common/Field'
+import { oneOf } from '../../logic/one-of'
 
 interface CaptureSettingsProps {
   state: CaptureModeState
@@ -33,7 +34,10 @@ export function CaptureSettings({ state, desktop, onChange }: CaptureSettingsPro
           className="select--fit"
           value={mode ?? ''}
           disabled={ready === null || ready.changing !== null}
-          onChange={(e) => onChange(e.target.value as CaptureMode)}
+          onChange={(e) => {
+            const chosen = oneOf(CAPTURE_MODES, e.target.value)
+            if (chosen !== undefined) onChange(chosen)
+          }}
           data-testid="settings-capture"
           data-mode={ready?.status.mode ?? ''}
         >

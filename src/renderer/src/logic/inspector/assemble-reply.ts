@@ -1,6 +1,7 @@
-import type { ChatCompletion, Usage } from '../../../../shared/api/chat-response'
+import type { Usage } from '../../../../shared/api/chat-response'
 import { stoppedByOf, type StoppedBy } from '../../../../shared/api/stream-notes'
 import { readAnthropicEvent } from './anthropic-events'
+import { readResponseBody, responseItemSchema, type CompletionBody, type ResponseBody } from './reply-bodies'
 import { streamChunkSchema, streamToolPieceSchema, type ReadError, type StreamChunk } from './stream-chunk'
 import type { StreamFrame, TypedEvent } from './stream-frames'
 
@@ -162,7 +163,6 @@ export class ReplyAssembler {
       if (event.type === 'ping') reply.pings++
       return
     }
-    const record = (value: unknown) => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {})
     const carried = () => {
       reply.deltas++
       reply.firstDeltaAt ??= frame.at
@@ -171,9 +171,9 @@ export class ReplyAssembler {
     const index = typeof event.output_index === 'number' ? event.output_index : null
     switch (event.type) {
       case 'response.created': {
-        const response = record(event.response)
-        reply.id ??= typeof response.id === 'string' ? response.id : null
-        reply.model ??= typeof response.model === 'string' ? response.model : null
+        const response = readResponseBody(event.response)
+        reply.id ??= response.id ?? null
+        reply.model ??= response.model ?? null
         return
       }
       case 'response.output_text.delta':
@@ -191,9 +191,10 @@ export class ReplyAssembler {
         }
         return
       case 'response.output_item.added': {
-        const item = record(event.item)
-        if (item.type !== 'function_call' || index === null) return
-        this.addToolPiece({ index, id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } }, frame.seq)
+        const item = responseItemSchema.safeParse(event.item)
+        if (!item.success || item.data.type !== 'function_call' || index === null) return
+        const { call_id, name, arguments: args } = item.data
+        this.addToolPiece({ index, id: call_id, type: 'function', function: { name, arguments: args } }, frame.seq)
         carried()
         return
       }
@@ -207,14 +208,13 @@ export class ReplyAssembler {
       case 'response.failed': {
         if (reply.sawDone) this.anomaly(`frame ${frame.seq}: a second terminal event`)
         reply.sawDone = true
-        const response = record(event.response)
-        reply.usage = responsesUsage(response.usage) ?? reply.usage
-        const reason = record(response.incomplete_details).reason
+        const response = readResponseBody(event.response)
+        reply.usage = responsesUsage(response) ?? reply.usage
+        const reason = response.incomplete_details?.reason
         if (reason === 'stopped' || reason === 'shutdown') reply.stoppedBy ??= reason === 'shutdown' ? 'shutdown' : 'stop_call'
         else if (event.type === 'response.failed') {
-          const error = record(response.error)
-          reply.error ??= { message: typeof error.message === 'string' ? error.message : 'the response failed', type: 'server_error', param: null, code: null }
-        } else reply.finishReason = typeof reason === 'string' ? reason : typeof response.status === 'string' ? response.status : event.type
+          reply.error ??= { message: response.error?.message ?? 'the response failed', type: 'server_error', param: null, code: null }
+        } else reply.finishReason = reason ?? response.status ?? event.type
         return
       }
     }
@@ -253,36 +253,35 @@ export function assembleFrames(frames: readonly StreamFrame[]): AssembledReply {
 }
 
 /** The parsed view of a non-streamed reply (`stream: false`). */
-export function assembleCompletion(completion: ChatCompletion): AssembledReply {
+export function assembleCompletion(completion: CompletionBody): AssembledReply {
   const choice = completion.choices[0]
   const message = choice.message
   return {
     ...emptyReply(),
-    id: completion.id,
-    model: completion.model,
-    role: message.role,
+    id: completion.id ?? null,
+    model: completion.model ?? null,
+    role: message.role ?? null,
     content: message.content ?? '',
     reasoning: message.reasoning_content ?? '',
     toolCalls: (message.tool_calls ?? []).map((call, index) => ({
       index,
-      id: call.id,
-      type: call.type,
-      name: call.function.name,
-      arguments: call.function.arguments,
+      id: call.id ?? null,
+      type: call.type ?? null,
+      name: call.function?.name ?? '',
+      arguments: call.function?.arguments ?? '',
       pieces: 1,
     })),
-    finishReason: choice.finish_reason,
-    usage: completion.usage,
+    finishReason: choice.finish_reason ?? null,
+    usage: completion.usage ?? null,
   }
 }
 
 /** A Responses usage object in the chat names the inspector shows; null when it is none. */
-function responsesUsage(value: unknown): Usage | null {
-  if (typeof value !== 'object' || value === null) return null
-  const { input_tokens, output_tokens, total_tokens, input_tokens_details } = value as Record<string, unknown>
-  if (typeof input_tokens !== 'number' || typeof output_tokens !== 'number') return null
-  const usage: Usage = { prompt_tokens: input_tokens, completion_tokens: output_tokens, total_tokens: typeof total_tokens === 'number' ? total_tokens : input_tokens + output_tokens }
-  if (typeof input_tokens_details === 'object' && input_tokens_details !== null) usage.prompt_tokens_details = input_tokens_details as Record<string, unknown>
+function responsesUsage({ usage: value }: ResponseBody): Usage | null {
+  if (value === null || value === undefined) return null
+  const { input_tokens, output_tokens, total_tokens, input_tokens_details } = value
+  const usage: Usage = { prompt_tokens: input_tokens, completion_tokens: output_tokens, total_tokens: total_tokens ?? input_tokens + output_tokens }
+  if (input_tokens_details !== undefined) usage.prompt_tokens_details = input_tokens_details
   return usage
 }
 
@@ -290,41 +289,32 @@ function responsesUsage(value: unknown): Usage | null {
  * The parsed view of a non-streamed Responses reply (`object: "response"`): its message text,
  * reasoning summaries and function calls, status and usage.
  */
-export function assembleResponse(response: Record<string, unknown>): AssembledReply {
+export function assembleResponse(value: unknown): AssembledReply {
+  const response = readResponseBody(value)
   const reply = emptyReply()
   let content = ''
   let reasoning = ''
   const toolCalls: AssembledToolCall[] = []
-  const output = Array.isArray(response.output) ? (response.output as unknown[]) : []
-  output.forEach((entry, index) => {
-    if (typeof entry !== 'object' || entry === null) return
-    const item = entry as Record<string, unknown>
-    const parts = [...(Array.isArray(item.content) ? item.content : []), ...(Array.isArray(item.summary) ? item.summary : [])] as unknown[]
-    const texts = parts.map((part) => (typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+  const { output } = response
+  output.forEach((item, index) => {
+    if (item === null) return
+    const texts = [...item.content, ...item.summary].map((part) => part.text)
     if (item.type === 'message') content += texts.join('')
     else if (item.type === 'reasoning') reasoning += texts.join('')
     else if (item.type === 'function_call') {
-      toolCalls.push({
-        index,
-        id: typeof item.call_id === 'string' ? item.call_id : null,
-        type: 'function',
-        name: typeof item.name === 'string' ? item.name : '',
-        arguments: typeof item.arguments === 'string' ? item.arguments : '',
-        pieces: 1,
-      })
+      toolCalls.push({ index, id: item.call_id ?? null, type: 'function', name: item.name ?? '', arguments: item.arguments ?? '', pieces: 1 })
     }
   })
-  const incomplete = typeof response.incomplete_details === 'object' && response.incomplete_details !== null ? (response.incomplete_details as { reason?: unknown }).reason : undefined
   return {
     ...reply,
-    id: typeof response.id === 'string' ? response.id : null,
-    model: typeof response.model === 'string' ? response.model : null,
+    id: response.id ?? null,
+    model: response.model ?? null,
     role: output.length > 0 ? 'assistant' : null,
     content,
     reasoning,
     toolCalls,
-    finishReason: typeof incomplete === 'string' ? incomplete : typeof response.status === 'string' ? response.status : null,
-    usage: responsesUsage(response.usage),
+    finishReason: response.incomplete_details?.reason ?? response.status ?? null,
+    usage: responsesUsage(response),
   }
 }
 

@@ -1,12 +1,13 @@
 // A captured exchange (the gateway's record of a request any client made, from the traffic API)
 // read into the shapes the inspector already shows for the playground's own requests: the
 // recorded exchange, its frames, the assembled reply and the outcome. One inspector serves both.
-import type { ChatCompletion } from '../../../../shared/api/chat-response'
+import { z } from 'zod'
 import { MortarHeader } from '../../../../shared/api/headers'
 import type { CapturedFrame, Exchange, HeaderPairs } from '../../../../shared/api/traffic'
 import { anthropicMessageAsCompletion } from './anthropic-events'
 import { assembleCompletion, assembleFrames, assembleResponse, type AssembledReply } from './assemble-reply'
 import type { ExchangeOutcome, RecordedExchange } from './exchange'
+import { completionBodySchema } from './reply-bodies'
 import { StreamFrameRecorder, type StreamFrame } from './stream-frames'
 
 /** The headers a client sets that change what the gateway does: what a replay must send again. */
@@ -26,12 +27,14 @@ export function replayedHeaders(headers: HeaderPairs): Record<string, string> {
   return out
 }
 
+const jsonObjectSchema = z.record(z.string(), z.unknown())
+
 /** A JSON body as an object, or null when it is not a JSON object (an `invalid_json` refusal). */
 export function parseJsonObject(text: string | null): Record<string, unknown> | null {
   if (text === null || text === '') return null
   try {
-    const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+    const value = jsonObjectSchema.safeParse(JSON.parse(text))
+    return value.success ? value.data : null
   } catch {
     return null
   }
@@ -57,14 +60,9 @@ function replyOf(frames: readonly StreamFrame[], body: string | null, ok: boolea
   if (completion?.object === 'response') return assembleResponse(completion)
   const message = completion?.type === 'message' ? anthropicMessageAsCompletion(completion) : undefined
   if (message !== undefined) return assembleCompletion(message)
-  if (completion !== null && Array.isArray(completion.choices) && completion.choices.length > 0) {
-    try {
-      return assembleCompletion(completion as unknown as ChatCompletion)
-    } catch {
-      // Not a completion after all: the raw body still shows.
-    }
-  }
-  return assembleFrames([])
+  // A body that is no completion after all (no first choice's message) shows raw.
+  const chat = completionBodySchema.safeParse(completion)
+  return chat.success ? assembleCompletion(chat.data) : assembleFrames([])
 }
 
 /** The captured outcome, as the inspector's outcome badge names it. */

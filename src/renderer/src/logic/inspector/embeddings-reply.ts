@@ -2,6 +2,7 @@
 // in which encoding, and the first few values of the first few — never every number, since a reply
 // of thousands of vectors is megabytes of digits that no one reads and a page would choke on.
 import { base64ToFloat32 } from '../../../../shared/api/embeddings'
+import { embeddingsBodySchema } from './reply-bodies'
 
 /** Vectors listed, and values shown of each: enough to tell them apart at a glance. */
 export const SHOWN_VECTORS = 16
@@ -38,28 +39,28 @@ export function summarizeEmbeddings(body: string | null): EmbeddingsSummary | nu
   } catch {
     return null
   }
-  if (typeof parsed !== 'object' || parsed === null) return null
-  const { data, model, usage } = parsed as { data?: unknown; model?: unknown; usage?: { prompt_tokens?: unknown } }
-  if (!Array.isArray(data) || data.length === 0) return null
-  const items = data as Array<{ index?: unknown; embedding?: unknown } | null>
-  if (!items.every((item) => typeof item === 'object' && item !== null && 'embedding' in item)) return null
-  const encodings = new Set(items.map((item) => (typeof item?.embedding === 'string' ? 'base64' : 'float')))
-  const widths = new Set(items.map((item) => widthOf(item?.embedding)))
+  const list = embeddingsBodySchema.safeParse(parsed)
+  if (!list.success) return null
+  const { data: items, model, usage } = list.data
+  const encodings = new Set(items.map((item) => (typeof item.embedding === 'string' ? 'base64' : 'float')))
+  const widths = new Set(items.map((item) => widthOf(item.embedding)))
   const [width] = widths
   return {
-    model: typeof model === 'string' ? model : null,
+    model: model ?? null,
     count: items.length,
     encoding: encodings.size > 1 ? 'mixed' : encodings.has('base64') ? 'base64' : 'float',
     dimensions: widths.size === 1 && width !== undefined ? width : null,
-    promptTokens: typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : null,
-    rows: items.slice(0, SHOWN_VECTORS).map((item, position) => rowOf(item?.embedding, typeof item?.index === 'number' ? item.index : position)),
+    promptTokens: usage?.prompt_tokens ?? null,
+    rows: items.slice(0, SHOWN_VECTORS).map((item, position) => rowOf(item.embedding, typeof item.index === 'number' ? item.index : position)),
   }
 }
 
 function vectorOf(embedding: unknown): ArrayLike<number> | undefined {
   if (typeof embedding === 'string') return base64ToFloat32(embedding)
-  return Array.isArray(embedding) && embedding.every((value) => typeof value === 'number') ? (embedding as number[]) : undefined
+  return isNumbers(embedding) ? embedding : undefined
 }
+
+const isNumbers = (value: unknown): value is number[] => Array.isArray(value) && value.every((item) => typeof item === 'number')
 
 function widthOf(embedding: unknown): number | null {
   // A base64 vector's width is its bytes / 4, known without decoding all of it.

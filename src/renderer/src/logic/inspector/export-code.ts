@@ -69,7 +69,7 @@ export function pythonLiteral(value: unknown, indent = 0): string {
     if (value.length === 0) return '[]'
     return `[\n${value.map((item) => `${pad}${pythonLiteral(item, indent + 4)},`).join('\n')}\n${end}]`
   }
-  const entries = Object.entries(value as Record<string, unknown>)
+  const entries = typeof value === 'object' ? Object.entries(value) : []
   if (entries.length === 0) return '{}'
   return `{\n${entries.map(([key, item]) => `${pad}${JSON.stringify(key)}: ${pythonLiteral(item, indent + 4)},`).join('\n')}\n${end}}`
 }

@@ -69,8 +69,9 @@ export function foldUnchanged(lines: readonly DiffLine[], context = 3): Array<Di
   const out: Array<DiffLine | DiffGap> = []
   let i = 0
   while (i < lines.length) {
-    if (lines[i]?.op !== 'same') {
-      out.push(lines[i] as DiffLine)
+    const line = lines[i]
+    if (line !== undefined && line.op !== 'same') {
+      out.push(line)
       i++
       continue
     }

@@ -7,7 +7,9 @@ import { usageSchema } from '../../../../shared/api/chat-response'
 // optional, and a field of an unexpected type reads as absent (`.catch`) instead of making the
 // whole chunk unreadable — the anomalies list and the frame summary say what was odd.
 
-const text = z.string().nullish().catch(undefined)
+/** A text field as the inspector reads it: a string, or absent (null, missing or of another type). */
+export const readText = z.string().nullish().catch(undefined)
+const text = readText
 
 const toolPieceSchema = z.looseObject({
   index: z.number().optional().catch(undefined),

@@ -1,9 +1,11 @@
+import { z } from 'zod'
 import { chatCompletionRequestSchema, formatParamPath } from '../../../../shared/api/chat-request'
 import { firstIssue } from '../../../../shared/api/first-issue'
 import { HeaderName, MortarHeader } from '../../../../shared/api/headers'
 import { parseOptimizeHeader } from '../../../../shared/api/optimizer'
 import type { AssembledReply } from '../inspector/assemble-reply'
 import { errorMessage } from '../error-message'
+import { oneOf } from '../one-of'
 
 /**
  * The playground's form and how it becomes a request: the JSON body and the X-Mortar-* headers.
@@ -123,7 +125,7 @@ export function parseToolsJson(text: string): ToolsParse {
     const { param, detail } = firstIssue(check.error, { within: 'tools' })
     return { ok: false, message: `${param === null ? 'tools' : `tools${param.startsWith('[') ? '' : '.'}${param}`} ${detail}` }
   }
-  const names = value.map((tool) => String((tool as { function: { name: string } }).function.name))
+  const names = (check.data.tools ?? []).map((tool) => tool.function.name)
   return { ok: true, tools: value, names }
 }
 
@@ -248,13 +250,26 @@ export function buildPlaygroundRequest(form: PlaygroundForm): { ok: true; reques
   return problems.length > 0 ? { ok: false, problems } : { ok: true, request: { body, headers } }
 }
 
-const HEADER_FIELDS = {
-  optimize: MortarHeader.optimize,
-  toolSelect: MortarHeader.toolSelect,
-  session: MortarHeader.session,
-  dedupe: MortarHeader.dedupe,
-  idempotencyKey: MortarHeader.idempotencyKey,
-} as const
+/** The form's header fields, each with the header it fills. */
+const HEADER_FIELDS = [
+  ['optimize', MortarHeader.optimize],
+  ['toolSelect', MortarHeader.toolSelect],
+  ['session', MortarHeader.session],
+  ['dedupe', MortarHeader.dedupe],
+  ['idempotencyKey', MortarHeader.idempotencyKey],
+] as const satisfies ReadonlyArray<readonly [keyof PlaygroundForm, string]>
+
+/**
+ * What "edit and resend" reads of a request body: any client's, so every field is optional and
+ * one of an unexpected type reads as absent rather than making the body unreadable.
+ */
+const resentBodySchema = z.looseObject({
+  messages: z
+    .array(z.looseObject({ role: z.unknown().optional(), content: z.unknown().optional(), tool_calls: z.unknown().optional(), tool_call_id: z.unknown().optional() }).catch({}))
+    .catch([]),
+  stream_options: z.looseObject({ include_usage: z.unknown() }).nullish().catch(undefined),
+  tool_choice: z.union([z.string(), z.looseObject({ function: z.looseObject({ name: z.unknown() }).nullish().catch(undefined) })]).nullish().catch(undefined),
+})
 
 /**
  * The form that sends `body` with `headers` again: "edit and resend". The system messages are
@@ -262,23 +277,22 @@ const HEADER_FIELDS = {
  */
 export function formFromRequest(body: Record<string, unknown>, headers: Record<string, string>): PlaygroundForm {
   const form = defaultPlaygroundForm(typeof body.model === 'string' ? body.model : '')
-  const messages = Array.isArray(body.messages)
-    ? (body.messages as Array<{ role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown }>)
-    : []
+  const { messages, stream_options: options, tool_choice: choice } = resentBodySchema.parse(body)
   const text = (content: unknown) => (typeof content === 'string' ? content : '')
   form.system = messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
     .map((m) => text(m.content))
     .join('\n\n')
   form.messages = messages
-    .filter((m): m is { role: PlaygroundRole; content?: unknown } => m.role === 'user' || m.role === 'assistant' || m.role === 'tool')
-    .map((m): PlaygroundMessage => {
-      const turn: PlaygroundMessage = { role: m.role, content: text(m.content) }
-      const calls = (m as { tool_calls?: unknown }).tool_calls
-      if (m.role === 'assistant' && Array.isArray(calls) && calls.length > 0) turn.toolCalls = JSON.stringify(calls, null, 2)
-      const callId = (m as { tool_call_id?: unknown }).tool_call_id
-      if (m.role === 'tool') turn.toolCallId = typeof callId === 'string' ? callId : ''
-      return turn
+    .flatMap((m): PlaygroundMessage[] => {
+      const role = typeof m.role === 'string' ? oneOf(PLAYGROUND_ROLES, m.role) : undefined
+      if (role === undefined) return []
+      const turn: PlaygroundMessage = { role, content: text(m.content) }
+      const calls = m.tool_calls
+      if (role === 'assistant' && Array.isArray(calls) && calls.length > 0) turn.toolCalls = JSON.stringify(calls, null, 2)
+      const callId = m.tool_call_id
+      if (role === 'tool') turn.toolCallId = typeof callId === 'string' ? callId : ''
+      return [turn]
     })
   form.maxTokens = typeof body.max_tokens === 'number' ? String(body.max_tokens) : ''
   form.temperature = typeof body.temperature === 'number' ? String(body.temperature) : ''
@@ -286,17 +300,13 @@ export function formFromRequest(body: Record<string, unknown>, headers: Record<s
   form.seed = typeof body.seed === 'number' ? String(body.seed) : ''
   form.stop = typeof body.stop === 'string' ? body.stop : Array.isArray(body.stop) ? body.stop.filter((x) => typeof x === 'string').join('\n') : ''
   form.stream = body.stream !== false
-  const options = body.stream_options as { include_usage?: unknown } | undefined
   form.includeUsage = options?.include_usage === true
   form.toolsJson = Array.isArray(body.tools) && body.tools.length > 0 ? JSON.stringify(body.tools, null, 2) : ''
-  const choice = body.tool_choice as string | { function?: { name?: unknown } } | undefined
   form.toolChoice =
     typeof choice === 'string' ? choice : typeof choice?.function?.name === 'string' ? `function:${choice.function.name}` : ''
-  form.parallelToolCalls = typeof body.parallel_tool_calls === 'boolean' ? (String(body.parallel_tool_calls) as 'true' | 'false') : ''
+  form.parallelToolCalls = body.parallel_tool_calls === true ? 'true' : body.parallel_tool_calls === false ? 'false' : ''
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
-  for (const [field, name] of Object.entries(HEADER_FIELDS) as Array<[keyof typeof HEADER_FIELDS, string]>) {
-    form[field] = lower[name] ?? ''
-  }
+  for (const [field, name] of HEADER_FIELDS) form[field] = lower[name] ?? ''
   return form
 }
 

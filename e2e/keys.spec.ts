@@ -182,6 +182,23 @@ test('each setup snippet says which dialect it needs and creates its key with it
   const key = (await page.getByTestId('key-revealed-value').textContent()) ?? ''
   // The snippet now carries the key just made, so it can be copied as it is.
   await expect(page.getByTestId('snippet-text')).toContainText(`apiKey: ${key}`)
+  // Chat, tab autocomplete (/v1/completions) and codebase indexing, each with that key.
+  await expect(page.getByTestId('snippet-text')).toContainText('roles: [autocomplete]')
   await saveScreenshot(page, testInfo, 'settings-snippet-dialect')
   expect(await askWithoutStream(key)).toEqual({ dialect: 'openai', content: 'Hello' })
+
+  // Codex CLI speaks the Responses API, which no dialect changes: any key will do, and the one made
+  // for it (in the gateway's dialect) goes in the environment variable its config.toml names.
+  await page.getByTestId('snippet-codex').click()
+  await expect(page.getByTestId('snippet-dialect')).toHaveAttribute('data-dialect', 'any')
+  await expect(page.getByTestId('snippet-dialect')).toContainText('Any key will do')
+  await page.getByTestId('snippet-create-key').click()
+  await expect(page.getByTestId('key-revealed')).toContainText('Codex CLI (setup)')
+  const codexKey = (await page.getByTestId('key-revealed-value').textContent()) ?? ''
+  await expect(page.getByTestId('key-row').filter({ hasText: 'Codex CLI (setup)' }).getByTestId('key-row-dialect')).toHaveText("gateway's dialect")
+  await expect(page.getByTestId('snippet-text')).toContainText(`export MORTAR_API_KEY=${codexKey}`)
+  await expect(page.getByTestId('snippet-text')).toContainText(`base_url = "${server.url}/v1"`)
+  await saveScreenshot(page, testInfo, 'settings-snippet-codex')
+  const reply = await sdk(codexKey).responses.create({ model: DEFAULT_MODEL_ID, input: 'Hello' })
+  expect(reply.output_text).toBe('Hello')
 })

@@ -116,7 +116,7 @@ test('disabled Stop keeps readable contrast in dark mode and light mode', async 
   }
 })
 
-test('Settings: the theme menu fits its options; the Open WebUI snippet has the Docker URL', async ({ page }) => {
+test('Settings: the theme menu fits its options; each snippet has the address its tool wants', async ({ page }) => {
   server = await startMortarServer()
   await page.setViewportSize({ width: 1280, height: 900 })
   await openUi(page, server)
@@ -127,4 +127,10 @@ test('Settings: the theme menu fits its options; the Open WebUI snippet has the 
   const port = new URL(server.url).port
   await page.getByTestId('snippet-open-webui').click()
   await expect(page.getByTestId('snippet-text')).toContainText(`OPENAI_API_BASE_URL=http://host.docker.internal:${port}/v1`)
+  // Claude Code adds /v1/messages itself; Codex CLI is given the /v1 base and the model's window.
+  await page.getByTestId('snippet-claude-code').click()
+  await expect.poll(() => page.getByTestId('snippet-text').textContent()).toContain(`export ANTHROPIC_BASE_URL=${server.url}\n`)
+  await page.getByTestId('snippet-codex').click()
+  await expect(page.getByTestId('snippet-text')).toContainText(`base_url = "${server.url}/v1"`)
+  await expect(page.getByTestId('snippet-text')).toContainText('model_context_window = 4096')
 })

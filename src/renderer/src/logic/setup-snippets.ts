@@ -12,10 +12,12 @@ export interface SetupSnippet {
   where: string
   /**
    * The API dialect its key should have. `openai` for tools built on OpenAI's defaults (they may
-   * leave `stream` out or read a `delta` on every chunk); `mortar` for code that follows the spec.
+   * leave `stream` out or read a `delta` on every chunk); `mortar` for code that follows the spec;
+   * `any` for tools that call only APIs no dialect changes (a dialect is chat completions' alone:
+   * Anthropic's Messages and the Responses API follow their own API's defaults for every key).
    */
-  dialect: Dialect
-  language: 'yaml' | 'json' | 'typescript' | 'python' | 'shell' | 'text'
+  dialect: Dialect | 'any'
+  language: 'yaml' | 'toml' | 'json' | 'typescript' | 'python' | 'shell' | 'text'
   text: string
 }
 
@@ -28,6 +30,13 @@ export interface SetupTarget {
   keyPlaceholder?: string
 }
 
+/**
+ * About how many tokens Codex CLI's own instructions and tool definitions take before the first
+ * word of the user's (measured on codex 0.169 against the scripted model): a model whose context
+ * window is smaller cannot serve Codex at all.
+ */
+const CODEX_PROMPT_TOKENS = 10_000
+
 export function setupSnippets(target: SetupTarget): SetupSnippet[] {
   const { baseUrl, model, contextWindow } = target
   const key = target.keyPlaceholder ?? 'mk_live_…'
@@ -36,6 +45,15 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
   const shortName = model.split('/').at(-1) ?? model
   // The gateway's own address, for clients that add the API's path themselves (Anthropic's add /v1/messages).
   const gatewayUrl = baseUrl.replace(/\/v1\/?$/, '')
+  // One entry of Continue's `models:` per role it serves through Mortar, all the same model and key.
+  const continueModel = (purpose: string, roles: string) => [
+    `  - name: ${shortName}${purpose} (Mortar)`,
+    '    provider: openai',
+    `    model: ${model}`,
+    `    apiBase: ${baseUrl}`,
+    `    apiKey: ${key}`,
+    `    roles: ${roles}`,
+  ]
   return [
     {
       id: 'continue',
@@ -44,26 +62,20 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
       where: '~/.continue/config.yaml',
       language: 'yaml',
       // A whole config.yaml (Continue wants its name, version and schema): chat through Mortar,
-      // and codebase indexing's embeddings through its POST /v1/embeddings.
+      // tab autocomplete through its POST /v1/completions and codebase indexing's embeddings
+      // through its POST /v1/embeddings.
       text: [
         'name: Mortar',
         'version: 0.0.1',
         'schema: v1',
         'models:',
-        `  - name: ${shortName} (Mortar)`,
-        '    provider: openai',
-        `    model: ${model}`,
-        `    apiBase: ${baseUrl}`,
-        `    apiKey: ${key}`,
-        '    roles: [chat, edit, apply]',
+        ...continueModel('', '[chat, edit, apply]'),
+        '  # Tab autocomplete: a FIM prompt, streamed, to /v1/completions (a model server must',
+        '  # offer /v1/completions itself; a prompt is never wrapped in a chat template).',
+        ...continueModel(' autocomplete', '[autocomplete]'),
         '  # Codebase indexing: the model must embed (the scripted model does; a model server',
         '  # needs /v1/embeddings for it, or name an embedding model of your config.json here).',
-        `  - name: ${shortName} embeddings (Mortar)`,
-        '    provider: openai',
-        `    model: ${model}`,
-        `    apiBase: ${baseUrl}`,
-        `    apiKey: ${key}`,
-        '    roles: [embed]',
+        ...continueModel(' embeddings', '[embed]'),
         '',
       ].join('\n'),
     },
@@ -107,8 +119,8 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
     {
       id: 'claude-code',
       title: 'Claude Code',
-      // It speaks Anthropic's Messages API, whose replies no dialect changes: any key will do.
-      dialect: 'mortar',
+      // It speaks Anthropic's Messages API, whose replies no dialect changes.
+      dialect: 'any',
       where: 'a terminal (or the "env" block of ~/.claude/settings.json)',
       language: 'shell',
       text: [
@@ -118,6 +130,36 @@ export function setupSnippets(target: SetupTarget): SetupSnippet[] {
         `export ANTHROPIC_MODEL=${model}`,
         `export ANTHROPIC_DEFAULT_HAIKU_MODEL=${model}`,
         'claude',
+        '',
+      ].join('\n'),
+    },
+    {
+      id: 'codex',
+      title: 'Codex CLI',
+      // It speaks only the Responses API, whose replies no dialect changes.
+      dialect: 'any',
+      where: '~/.codex/config.toml (Codex reads the key from MORTAR_API_KEY)',
+      language: 'toml',
+      text: [
+        '# Codex reads the key from MORTAR_API_KEY: in a terminal,',
+        `#   export MORTAR_API_KEY=${key}`,
+        '# then run codex (or codex exec "…").',
+        ...(contextWindow < CODEX_PROMPT_TOKENS
+          ? [
+              `# Codex's own instructions and tools are about ${CODEX_PROMPT_TOKENS.toLocaleString('en-US')} tokens:`,
+              `# this model's context window (${contextWindow}) cannot hold them.`,
+            ]
+          : []),
+        `model = ${JSON.stringify(model)}`,
+        'model_provider = "mortar"',
+        // Codex knows no window for a model it has no metadata of: this one's is a fact of the catalog.
+        `model_context_window = ${contextWindow}`,
+        '',
+        '[model_providers.mortar]',
+        'name = "Mortar"',
+        `base_url = ${JSON.stringify(baseUrl)}`,
+        'wire_api = "responses"',
+        'env_key = "MORTAR_API_KEY"',
         '',
       ].join('\n'),
     },

@@ -1,11 +1,12 @@
 import { useState } from 'react'
-import { setupSnippets, type SetupTarget } from '../../logic/setup-snippets'
+import { setupSnippets, type SetupSnippet, type SetupTarget } from '../../logic/setup-snippets'
 import type { ApiKeysState } from '../../hooks/use-api-keys'
 import { CopyButton } from '../common/CopyButton'
 
 /**
  * Copy-ready configuration for IDE tools and SDKs, filled in for this gateway. Each says which API
- * dialect its tool needs and can create a key with it; the key just created is filled in.
+ * dialect its tool needs (or that any key will do) and can create a key with it; the key just
+ * created is filled in.
  */
 export function SetupSnippets({ target, keys }: { target: SetupTarget; keys: ApiKeysState }) {
   const [active, setActive] = useState(setupSnippets(target)[0]?.id ?? '')
@@ -37,27 +38,15 @@ export function SetupSnippets({ target, keys }: { target: SetupTarget; keys: Api
       {snippet !== undefined ? (
         <div className="snippet">
           <div className="inline" data-testid="snippet-dialect" data-dialect={snippet.dialect}>
-            <span>
-              Needs a key in the <strong>{snippet.dialect}</strong> dialect
-              {snippet.dialect === 'openai' ? (
-                <>
-                  {" (OpenAI's defaults: "}
-                  <code>stream</code> left out means JSON)
-                </>
-              ) : (
-                <>
-                  {" (the spec's: "}
-                  <code>stream</code> defaults to true)
-                </>
-              )}
-              .
-            </span>
+            <DialectNote dialect={snippet.dialect} />
             {keys.access.kind === 'allowed' ? (
               <button
                 type="button"
                 className="button button--small"
                 disabled={keys.busy}
-                onClick={() => void keys.create({ name: keyName(snippet.title), role: 'member', dialect: snippet.dialect })}
+                onClick={() =>
+                  void keys.create({ name: keyName(snippet.title), role: 'member', ...(snippet.dialect === 'any' ? {} : { dialect: snippet.dialect }) })
+                }
                 data-testid="snippet-create-key"
               >
                 Create a key for {snippet.title}
@@ -75,5 +64,29 @@ export function SetupSnippets({ target, keys }: { target: SetupTarget; keys: Api
         </div>
       ) : null}
     </section>
+  )
+}
+
+/** What key the tool needs, in words: the dialect, what that dialect means, or that any will do. */
+function DialectNote({ dialect }: { dialect: SetupSnippet['dialect'] }) {
+  if (dialect === 'any') {
+    return <span>Any key will do: a dialect changes only chat completions, and this tool calls APIs that follow their own defaults.</span>
+  }
+  return (
+    <span>
+      Needs a key in the <strong>{dialect}</strong> dialect
+      {dialect === 'openai' ? (
+        <>
+          {" (OpenAI's defaults: "}
+          <code>stream</code> left out means JSON)
+        </>
+      ) : (
+        <>
+          {" (the spec's: "}
+          <code>stream</code> defaults to true)
+        </>
+      )}
+      .
+    </span>
   )
 }

@@ -1,6 +1,7 @@
 import { DEFAULT_MODEL_ID } from '../../../../shared/api/chat-request'
+import { STOPPED_COMMENT } from '../../../../shared/api/stream-notes'
 import { describe, expect, it } from 'vitest'
-import { argumentsAreJson, assembleCompletion, assembleFrames } from './assemble-reply'
+import { argumentsAreJson, assembleCompletion, assembleFrames, assembleTextCompletion } from './assemble-reply'
 import { StreamFrameRecorder, type StreamFrame } from './stream-frames'
 
 const head = { id: 'chatcmpl-abc', object: 'chat.completion.chunk', created: 1, model: DEFAULT_MODEL_ID }
@@ -103,6 +104,44 @@ describe('assembleFrames', () => {
     const reply = assembleFrames(frames)
     expect(performance.now() - started).toBeLessThan(500)
     expect(reply.content).toHaveLength(10_000)
+  })
+})
+
+// POST /v1/completions streams `text_completion` chunks, written as the gateway writes them: a
+// piece of text in each choice's `text` (no delta, no role), an empty text with the finish reason,
+// the usage chunk when asked, then [DONE].
+describe('assembleFrames, text_completion chunks', () => {
+  const cmpl = { id: 'cmpl-abc', object: 'text_completion', created: 1, model: DEFAULT_MODEL_ID }
+  const text = (piece: string, finishReason: string | null = null) => data({ ...cmpl, choices: [{ text: piece, index: 0, logprobs: null, finish_reason: finishReason }] })
+  const usageChunk = data({ ...cmpl, choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } })
+
+  it('assembles the text, the finish reason and the usage', () => {
+    const reply = assembleFrames(record([text('def '), text('add('), text('a, b):'), text('', 'length'), usageChunk, data('[DONE]')]))
+    expect(reply).toMatchObject({
+      id: 'cmpl-abc',
+      model: DEFAULT_MODEL_ID,
+      role: null,
+      content: 'def add(a, b):',
+      finishReason: 'length',
+      usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+      sawDone: true,
+      chunks: 5,
+      deltas: 3,
+      firstDeltaAt: 10,
+      lastDeltaAt: 30,
+      anomalies: [],
+    })
+  })
+
+  it('says who stopped a stopped one, which still finishes with stop', () => {
+    const reply = assembleFrames(record([text('Hel'), text('', 'stop'), `: ${STOPPED_COMMENT.stop_call}\n\n`, data('[DONE]')]))
+    expect(reply).toMatchObject({ content: 'Hel', finishReason: 'stop', stoppedBy: 'stop_call', sawDone: true })
+  })
+
+  it('reads a non-streamed reply into the same view', () => {
+    expect(
+      assembleTextCompletion({ ...cmpl, choices: [{ text: 'return a + b', finish_reason: 'stop' }], usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 } }),
+    ).toMatchObject({ id: 'cmpl-abc', content: 'return a + b', finishReason: 'stop', usage: { total_tokens: 12 }, toolCalls: [] })
   })
 })
 

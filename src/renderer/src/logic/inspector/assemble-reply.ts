@@ -1,7 +1,7 @@
 import type { Usage } from '../../../../shared/api/chat-response'
 import { stoppedByOf, type StoppedBy } from '../../../../shared/api/stream-notes'
 import { readAnthropicEvent } from './anthropic-events'
-import { readResponseBody, responseItemSchema, type CompletionBody, type ResponseBody } from './reply-bodies'
+import { readResponseBody, responseItemSchema, type CompletionBody, type ResponseBody, type TextCompletionBody } from './reply-bodies'
 import { streamChunkSchema, streamToolPieceSchema, type ReadError, type StreamChunk } from './stream-chunk'
 import type { StreamFrame, TypedEvent } from './stream-frames'
 
@@ -67,7 +67,8 @@ const MAX_ANOMALIES = 50
 
 /**
  * Folds stream frames into an AssembledReply, one frame at a time, so a long stream costs
- * O(frames) in total. Tool calls are put together from their pieces by `index`, as clients must:
+ * O(frames) in total. Chat chunks, `text_completion` chunks (the same shape, with a choice's
+ * `text` for its delta), Responses events and Anthropic events all add up to it. Tool calls are put together from their pieces by `index`, as clients must:
  * `id`, `type` and `function.name` come with the first piece, `arguments` are concatenated.
  */
 export class ReplyAssembler {
@@ -116,6 +117,11 @@ export class ReplyAssembler {
       if (delta?.role !== undefined) reply.role ??= delta.role
       if (typeof delta?.content === 'string' && delta.content !== '') {
         this.content += delta.content
+        carried = true
+      }
+      // A completions stream's text comes in the choice itself, not in a delta.
+      if (typeof choice.text === 'string' && choice.text !== '') {
+        this.content += choice.text
         carried = true
       }
       if (typeof delta?.reasoning_content === 'string' && delta.reasoning_content !== '') {
@@ -271,6 +277,19 @@ export function assembleCompletion(completion: CompletionBody): AssembledReply {
       arguments: call.function?.arguments ?? '',
       pieces: 1,
     })),
+    finishReason: choice.finish_reason ?? null,
+    usage: completion.usage ?? null,
+  }
+}
+
+/** The parsed view of a non-streamed completions reply (`object: "text_completion"`, POST /v1/completions). */
+export function assembleTextCompletion(completion: TextCompletionBody): AssembledReply {
+  const choice = completion.choices[0]
+  return {
+    ...emptyReply(),
+    id: completion.id ?? null,
+    model: completion.model ?? null,
+    content: choice.text ?? '',
     finishReason: choice.finish_reason ?? null,
     usage: completion.usage ?? null,
   }

@@ -112,6 +112,36 @@ describe('inspectCaptured', () => {
     expect(seen.upstream?.replica).toBe('http://127.0.0.1:9/v1')
   })
 
+  it('reads a completions reply (POST /v1/completions), streamed and as JSON', () => {
+    const cmpl = { id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm' }
+    const piece = (text: string, finish: string | null = null) => `data: ${JSON.stringify({ ...cmpl, choices: [{ text, index: 0, logprobs: null, finish_reason: finish }] })}\n\n`
+    const usage = { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 }
+    const request = { url: '/v1/completions', headers: [], body: '{"prompt":"def f(","stream":true}' }
+    const streamed = inspectCaptured(
+      exchange({
+        endpoint: '/v1/completions',
+        request,
+        response: {
+          headers: [['content-type', 'text/event-stream']],
+          frames: [{ t_ms: 4, raw: piece('x') + piece('):') + piece('', 'length') + `data: ${JSON.stringify({ ...cmpl, choices: [], usage })}\n\ndata: [DONE]\n\n` }],
+          body: null,
+        },
+      }),
+      'http://127.0.0.1:1',
+    )
+    expect(streamed.client.reply).toMatchObject({ content: 'x):', finishReason: 'length', usage, sawDone: true })
+    const whole = inspectCaptured(
+      exchange({
+        endpoint: '/v1/completions',
+        stream: false,
+        request,
+        response: { headers: [['content-type', 'application/json']], frames: [], body: JSON.stringify({ ...cmpl, choices: [{ text: 'x):', index: 0, logprobs: null, finish_reason: 'length' }], usage }) },
+      }),
+      'http://127.0.0.1:1',
+    )
+    expect(whole.client.reply).toMatchObject({ content: 'x):', finishReason: 'length', usage })
+  })
+
   it('tells an upstream failure before the headers (a status) from one mid-stream (an event)', () => {
     const error = { message: 'connection refused', type: 'upstream_error', param: null, code: 'upstream_unavailable' }
     expect(inspectCaptured(exchange({ status: 502, outcome: 'upstream_error', error }), 'http://x').outcome.kind).toBe('http_error')

@@ -5,9 +5,9 @@ import { z } from 'zod'
 import { MortarHeader } from '../../../../shared/api/headers'
 import type { CapturedFrame, Exchange, HeaderPairs } from '../../../../shared/api/traffic'
 import { anthropicMessageAsCompletion } from './anthropic-events'
-import { assembleCompletion, assembleFrames, assembleResponse, type AssembledReply } from './assemble-reply'
+import { assembleCompletion, assembleFrames, assembleResponse, assembleTextCompletion, type AssembledReply } from './assemble-reply'
 import type { ExchangeOutcome, RecordedExchange } from './exchange'
-import { completionBodySchema } from './reply-bodies'
+import { completionBodySchema, textCompletionBodySchema } from './reply-bodies'
 import { StreamFrameRecorder, type StreamFrame } from './stream-frames'
 
 /** The headers a client sets that change what the gateway does: what a replay must send again. */
@@ -58,6 +58,10 @@ function replyOf(frames: readonly StreamFrame[], body: string | null, ok: boolea
   if (frames.length > 0) return assembleFrames(frames)
   const completion = ok ? parseJsonObject(body) : null
   if (completion?.object === 'response') return assembleResponse(completion)
+  if (completion?.object === 'text_completion') {
+    const text = textCompletionBodySchema.safeParse(completion)
+    if (text.success) return assembleTextCompletion(text.data)
+  }
   const message = completion?.type === 'message' ? anthropicMessageAsCompletion(completion) : undefined
   if (message !== undefined) return assembleCompletion(message)
   // A body that is no completion after all (no first choice's message) shows raw.

@@ -31,6 +31,13 @@ describe('summarizeFrame', () => {
     expect(s.text).toBe('content " line\\nnext"')
   })
 
+  it("shows a text_completion chunk's text as its content, and its finish", () => {
+    const piece = (text: string, finish: string | null) =>
+      `data: ${JSON.stringify({ id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm', choices: [{ text, index: 0, logprobs: null, finish_reason: finish }] })}\n\n`
+    expect(summary(piece(' b):', null)).text).toBe('content " b):"')
+    expect(summary(piece('', 'length')).text).toBe('finish length')
+  })
+
   it('reads reasoning under both names model servers use', () => {
     expect(summary(chunk({ delta: { reasoning_content: 'think' }, finish_reason: null })).text).toBe('reasoning "think"')
     const ollama = summary(chunk({ delta: { role: 'assistant', content: '', reasoning: 'hmm' }, finish_reason: null }))

@@ -73,6 +73,9 @@ function chunkParts(chunk: unknown): FrameSummaryPart[] {
   for (const choice of choices) {
     if (!isObject(choice)) continue
     if (isObject(choice.delta)) parts.push(...deltaParts(choice.delta))
+    // A `text_completion` chunk's piece of text is the choice's own `text`.
+    const text = stringOrNull(choice.text)
+    if (text !== null && text !== '') parts.push({ kind: 'content', text })
     const reason = stringOrNull(choice.finish_reason)
     if (reason !== null) parts.push({ kind: 'finish', reason })
   }

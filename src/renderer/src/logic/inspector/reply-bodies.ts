@@ -32,6 +32,15 @@ export const completionBodySchema = z.looseObject({
 })
 export type CompletionBody = z.output<typeof completionBodySchema>
 
+/** A completions reply (`choices[0].text`); a body without a first choice is none. */
+export const textCompletionBodySchema = z.looseObject({
+  id: readText,
+  model: readText,
+  choices: z.tuple([z.looseObject({ text: readText, finish_reason: readText })], z.unknown()),
+  usage: usageSchema.nullish().catch(undefined),
+})
+export type TextCompletionBody = z.output<typeof textCompletionBodySchema>
+
 /** A content or summary part of a Responses output item: its text, or '' when it has none. */
 const partsSchema = z.array(z.looseObject({ text: z.string().catch('') }).catch({ text: '' })).catch([])
 

@@ -29,6 +29,8 @@ const deltaSchema = z.looseObject({
 
 const choiceSchema = z.looseObject({
   delta: deltaSchema.nullish().catch(undefined),
+  /** A `text_completion` chunk's (POST /v1/completions) piece of the text: it has no delta. */
+  text,
   finish_reason: text,
 })
 

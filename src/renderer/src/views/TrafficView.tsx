@@ -1,12 +1,12 @@
 import { useCallback, useMemo, useState, type ReactNode } from 'react'
-import type { Exchange } from '../../../shared/api/traffic'
+import type { CaptureStatus, Exchange, ExchangeSummary } from '../../../shared/api/traffic'
 import { ExchangeDetail } from '../components/traffic/ExchangeDetail'
 import { EXCHANGE_COLUMNS, exchangeFacts } from '../components/traffic/exchange-columns'
 import { SessionView } from '../components/traffic/SessionView'
 import { TelemetryDetail } from '../components/traffic/TelemetryDetail'
 import { telemetryColumns, telemetryFacts } from '../components/traffic/telemetry-columns'
 import { CapturedFilters, TelemetryFilters } from '../components/traffic/TrafficFilters'
-import { TrafficTable } from '../components/traffic/TrafficTable'
+import { TrafficTable, type TrafficTableProps } from '../components/traffic/TrafficTable'
 import { TrafficToolbar } from '../components/traffic/TrafficToolbar'
 import { useCapturedExchange } from '../hooks/use-captured-exchange'
 import { useCapturedTraffic, type CapturedTraffic } from '../hooks/use-captured-traffic'
@@ -14,7 +14,6 @@ import { useSessionPrefixes } from '../hooks/use-session-prefixes'
 import { useStopNotes, type StopNotes } from '../hooks/use-stop-notes'
 import type { Traffic } from '../hooks/use-traffic'
 import { filterParams, noFilter, valuesSeen, type TrafficFilterForm } from '../lib/captured-rows'
-import type { CaptureStatus, ExchangeSummary } from '../../../shared/api/traffic'
 import { errorMessage } from '../logic/error-message'
 import type { GatewayClient } from '../lib/gateway-client'
 import { saveFile } from '../lib/save-file'
@@ -45,14 +44,25 @@ export function TrafficView(props: TrafficViewProps) {
 }
 
 
+interface TrafficLayoutProps<Row> {
+  toolbar: ReactNode
+  notes: ReactNode
+  empty: ReactNode
+  /** The source's rows and columns: the one table both sources show. */
+  table: Omit<TrafficTableProps<Row>, 'stops'>
+  stops: StopNotes
+  more?: ReactNode
+  detail: ReactNode
+}
+
 /** What both sources show, in the same places. */
-function TrafficLayout({ toolbar, notes, empty, table, more, detail }: { toolbar: ReactNode; notes: ReactNode; empty: ReactNode; table: ReactNode; more?: ReactNode; detail: ReactNode }) {
+function TrafficLayout<Row>({ toolbar, notes, empty, table, stops, more, detail }: TrafficLayoutProps<Row>) {
   return (
     <div className={`traffic-view ${detail !== null ? 'traffic-view--selected' : ''}`} data-testid="traffic-view">
       {toolbar}
       {notes}
       {empty}
-      {table}
+      <TrafficTable {...table} stops={stops} />
       {more}
       {detail}
     </div>
@@ -138,17 +148,8 @@ function CapturedTrafficList({
           </p>
         ) : null
       }
-      table={
-        <TrafficTable
-          label="Exchanges"
-          columns={EXCHANGE_COLUMNS}
-          rows={rows}
-          facts={exchangeFacts}
-          selectedKey={selectedId}
-          onSelect={setSelectedId}
-          stops={stops}
-        />
-      }
+      table={{ label: 'Exchanges', columns: EXCHANGE_COLUMNS, rows, facts: exchangeFacts, selectedKey: selectedId, onSelect: setSelectedId }}
+      stops={stops}
       more={
         captured.hasOlder ? (
           <button type="button" className="button button--small" onClick={captured.loadOlder} data-testid="traffic-load-older">
@@ -240,17 +241,8 @@ function TelemetryTraffic({ traffic, localRunIds, onOpenRun, onOpenInPlayground,
           </p>
         ) : null
       }
-      table={
-        <TrafficTable
-          label="Requests"
-          columns={columns}
-          rows={rows}
-          facts={telemetryFacts}
-          selectedKey={selectedKey}
-          onSelect={setSelectedKey}
-          stops={stops}
-        />
-      }
+      table={{ label: 'Requests', columns, rows, facts: telemetryFacts, selectedKey, onSelect: setSelectedKey }}
+      stops={stops}
       detail={
         selected !== undefined ? (
           <TelemetryDetail

@@ -23,7 +23,7 @@ export interface TrafficRowFacts {
   attributes: Readonly<Record<`data-${string}`, string>>
 }
 
-interface TrafficTableProps<Row> {
+export interface TrafficTableProps<Row> {
   label: string
   /** The first two are Time and Status: Stop follows them, next to the status it changes. */
   columns: readonly TrafficColumn<Row>[]

@@ -55,3 +55,45 @@ export function releaseWatcher(...caps: SubscriptionCaps[]): { releases(count: n
     },
   }
 }
+
+/** What the key-cap check needs of one stream: how to open it, and how to read the server's count. */
+export interface KeyCapCase {
+  perKey: number
+  createKey(org: string): string
+  subscribe(key: string): Promise<Subscription>
+  /** Checks the 429 a key past its cap gets. */
+  expectRefused(response: Response): Promise<void>
+  /** Resolves once `count` more subscriptions were released (releaseWatcher). */
+  releases(count: number): Promise<void>
+  /** How many subscriptions the server holds for `org` (or in all: the check uses a fresh organization). */
+  held(org: string): number
+}
+
+/**
+ * A key holds `perKey` subscriptions, the next is refused with 429, another key of the same
+ * organization is not held to the first key's cap, and a close admits one again; all are closed
+ * at the end, and the server holds none of them.
+ */
+export async function expectKeyCap({ perKey, createKey, subscribe, expectRefused, releases, held }: KeyCapCase): Promise<void> {
+  const org = 'capped-key-org'
+  const key = createKey(org)
+  const open: Subscription[] = []
+  for (let i = 0; i < perKey; i++) open.push(await subscribe(key))
+  expect(open.map((subscription) => subscription.response.status)).toEqual(Array(perKey).fill(200))
+  expect(held(org)).toBe(perKey)
+  await expectRefused((await subscribe(key)).response)
+  expect(held(org)).toBe(perKey)
+  // Another key of the same organization is not held to this key's cap.
+  const other = await subscribe(createKey(org))
+  expect(other.response.status).toBe(200)
+  const oneReleased = releases(1)
+  await open.pop()!.close()
+  await oneReleased
+  const again = await subscribe(key)
+  expect(again.response.status).toBe(200)
+  open.push(again, other)
+  const allReleased = releases(open.length)
+  await Promise.all(open.map((subscription) => subscription.close()))
+  await allReleased
+  expect(held(org)).toBe(0)
+}

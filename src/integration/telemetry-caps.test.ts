@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_SUBSCRIPTIONS_PER_KEY, MAX_SUBSCRIPTIONS_PER_ORG, type TelemetryBus } from '../gateway/telemetry/telemetry-bus'
 import { startTestGateway, type TestGateway } from './harness'
-import { expectTooManySubscriptions, openSubscription, releaseWatcher, type Subscription } from './subscription-caps-kit'
+import { expectKeyCap, expectTooManySubscriptions, openSubscription, releaseWatcher, type Subscription } from './subscription-caps-kit'
 
 // Every open /v1/telemetry subscription costs each publish a write: a key (and an organization)
 // may hold only so many; past that, a plain 429 in the OpenAI envelope, before any SSE header.
@@ -21,33 +21,15 @@ const subscribe = (key: string) => openSubscription(`${gw.url}/v1/telemetry`, ke
 const expectRefused = (response: Response, scope: string) => expectTooManySubscriptions(response, `This ${scope}`, '/v1/telemetry')
 
 describe('telemetry subscription caps', () => {
-  it(`lets one key hold ${MAX_SUBSCRIPTIONS_PER_KEY} subscriptions, refuses the next with 429, and admits one again after a close`, async () => {
-    const org = 'capped-key-org'
-    const key = gw.createKey({ org, role: 'member' })
-    const open: Subscription[] = []
-    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_KEY; i++) {
-      const subscription = await subscribe(key)
-      expect(subscription.response.status).toBe(200)
-      open.push(subscription)
-    }
-    expect(bus.subscriberCount(org)).toBe(MAX_SUBSCRIPTIONS_PER_KEY)
-    await expectRefused((await subscribe(key)).response, 'key')
-    expect(bus.subscriberCount(org)).toBe(MAX_SUBSCRIPTIONS_PER_KEY)
-    // Another key of the same organization is not held to this key's cap.
-    const other = await subscribe(gw.createKey({ org, role: 'member' }))
-    expect(other.response.status).toBe(200)
-
-    const oneRemoved = removals(1)
-    await open.pop()!.close()
-    await oneRemoved
-    const again = await subscribe(key)
-    expect(again.response.status).toBe(200)
-    open.push(again, other)
-    const allRemoved = removals(open.length)
-    await Promise.all(open.map((subscription) => subscription.close()))
-    await allRemoved
-    expect(bus.subscriberCount(org)).toBe(0)
-  })
+  it(`lets one key hold ${MAX_SUBSCRIPTIONS_PER_KEY} subscriptions, refuses the next with 429, and admits one again after a close`, () =>
+    expectKeyCap({
+      perKey: MAX_SUBSCRIPTIONS_PER_KEY,
+      createKey: (org) => gw.createKey({ org, role: 'member' }),
+      subscribe,
+      expectRefused: (response) => expectRefused(response, 'key'),
+      releases: removals,
+      held: (org) => bus.subscriberCount(org),
+    }))
 
   it(`caps an organization at ${MAX_SUBSCRIPTIONS_PER_ORG}, whatever the number of its keys`, async () => {
     const org = 'capped-org'

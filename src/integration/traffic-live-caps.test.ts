@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TrafficPath } from '../shared/api/traffic'
 import { TRAFFIC_LIVE_LIMITS } from '../gateway/capture/traffic-bus'
 import { startTestGateway, type TestGateway } from './harness'
-import { expectTooManySubscriptions, openSubscription, releaseWatcher, type Subscription } from './subscription-caps-kit'
+import { expectKeyCap, expectTooManySubscriptions, openSubscription, releaseWatcher, type Subscription } from './subscription-caps-kit'
 
 // Every open /v1/traffic/live subscription costs each exchange's events a summary and a write: a
 // key, an organization and the whole gateway may hold only so many; past that, a plain 429 in the
@@ -41,24 +41,16 @@ describe('/v1/traffic/live subscription caps', () => {
     await released
   })
 
-  it(`lets one key hold ${perKey}, refuses the next with 429, and admits one again after a close`, async () => {
-    const org = 'capped-key-org'
-    const key = gw.createKey({ org, role: 'member' })
-    const open: Subscription[] = []
-    for (let i = 0; i < perKey; i++) open.push(await subscribe(key))
-    expect(open.map((subscription) => subscription.response.status)).toEqual(Array(perKey).fill(200))
-    await expectRefused((await subscribe(key)).response, 'This key')
-    // Another key of the same organization is not held to this key's cap.
-    const other = await subscribe(gw.createKey({ org, role: 'member' }))
-    expect(other.response.status).toBe(200)
-    const oneReleased = releases(1)
-    await open.pop()!.close()
-    await oneReleased
-    const again = await subscribe(key)
-    expect(again.response.status).toBe(200)
-    await closeAll([...open, again, other])
-    expect(gw.server.gateway.capture.live.caps.size).toBe(0)
-  })
+  it(`lets one key hold ${perKey}, refuses the next with 429, and admits one again after a close`, () =>
+    expectKeyCap({
+      perKey,
+      createKey: (org) => gw.createKey({ org, role: 'member' }),
+      subscribe: (key) => subscribe(key),
+      expectRefused: (response) => expectRefused(response, 'This key'),
+      releases,
+      // The gateway's whole count: the test before this one closed all it opened.
+      held: () => gw.server.gateway.capture.live.caps.size,
+    }))
 
   it(`caps an organization at ${perOrg} whatever the number of its keys, and the gateway at ${total}`, async () => {
     const orgs = Array.from({ length: total / perOrg }, (_, i) => `org-${i}`)

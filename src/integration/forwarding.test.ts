@@ -1,8 +1,9 @@
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import OpenAI from 'openai'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModelServer, defaultFakeBehavior, type FakeModelServer } from '../test-kit/fake-model-server'
-import { dataPayloads, readEvents, startTestGateway, streamEvents, userMessage, type TestGateway, nextRegisteredGeneration } from './harness'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { defaultFakeBehavior, type FakeModelServer } from '../test-kit/fake-model-server'
+import { startForwardingGateway } from '../test-kit/forwarding-gateway'
+import { dataPayloads, readEvents, streamEvents, userMessage, type TestGateway, nextRegisteredGeneration } from './harness'
 import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 
 // `mortar serve --upstream <fake model server>`: what the model server receives, and what the
@@ -11,12 +12,10 @@ import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 let fake: FakeModelServer
 let gw: TestGateway
 beforeAll(async () => {
-  fake = await startFakeModelServer({ name: 'fake-a' })
-  gw = await startTestGateway(['--upstream', fake.url, '--upstream-timeout', '1'])
-})
-afterAll(async () => {
-  await gw.close()
-  await fake.close()
+  const started = await startForwardingGateway({ name: 'fake-a' }, ['--upstream-timeout', '1'])
+  fake = started.fake
+  gw = started.gw
+  return started.close
 })
 afterEach(() => {
   fake.behavior = { ...defaultFakeBehavior(), name: 'fake-a' }

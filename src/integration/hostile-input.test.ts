@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
+import type { FakeModelServer } from '../test-kit/fake-model-server'
+import { startForwardingGateway } from '../test-kit/forwarding-gateway'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
 import { expectEnvelope } from '../test-kit/expect-envelope'
 
@@ -15,14 +16,12 @@ let fake: FakeModelServer
 let forwarding: TestGateway
 beforeAll(async () => {
   scripted = await startTestGateway()
-  fake = await startFakeModelServer({ name: 'deep' })
-  forwarding = await startTestGateway(['--upstream', fake.url])
+  const started = await startForwardingGateway({ name: 'deep' })
+  fake = started.fake
+  forwarding = started.gw
+  return started.close
 })
-afterAll(async () => {
-  await scripted.close()
-  await forwarding.close()
-  await fake.close()
-})
+afterAll(() => scripted.close())
 
 const expectRefused = (response: Response, code: string, param: string | null) =>
   expectEnvelope(response, { status: 400, retry: false, type: 'invalid_request_error', code, param, message: 'more than 64 levels deep' })

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { MAX_SSE_LINE_CHARS } from '../shared/sse/sse-decoder'
-import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
-import { readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
+import type { FakeModelServer } from '../test-kit/fake-model-server'
+import { startForwardingGateway } from '../test-kit/forwarding-gateway'
+import { readEvents, userMessage, type TestGateway } from './harness'
 import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 
 // A model server that misbehaves on purpose: what it sends is bounded by the gateway, whatever it is.
@@ -9,12 +10,10 @@ import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 let fake: FakeModelServer
 let gw: TestGateway
 beforeAll(async () => {
-  fake = await startFakeModelServer({ name: 'hostile' })
-  gw = await startTestGateway(['--upstream', fake.url, '--upstream-timeout', '5'])
-})
-afterAll(async () => {
-  await gw.close()
-  await fake.close()
+  const started = await startForwardingGateway({ name: 'hostile' }, ['--upstream-timeout', '5'])
+  fake = started.fake
+  gw = started.gw
+  return started.close
 })
 
 describe('a model server sending one giant SSE line', () => {

@@ -2,8 +2,9 @@ import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer, type FakeReplay } from '../test-kit/fake-model-server'
+import { startForwardingGateway } from '../test-kit/forwarding-gateway'
 import { loadRecording, recordingNames, type RecordingMeta } from './fixtures/recordings'
 import { dataPayloads, readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
 import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
@@ -14,12 +15,10 @@ import { expectEnvelope, expectErrorPayload } from '../test-kit/expect-envelope'
 let fake: FakeModelServer
 let gw: TestGateway
 beforeAll(async () => {
-  fake = await startFakeModelServer({ name: 'replay' })
-  gw = await startTestGateway(['--upstream', fake.url])
-})
-afterAll(async () => {
-  await gw.close()
-  await fake.close()
+  const started = await startForwardingGateway({ name: 'replay' })
+  fake = started.fake
+  gw = started.gw
+  return started.close
 })
 afterEach(() => {
   fake.behavior = { ...defaultFakeBehavior(), name: 'replay' }

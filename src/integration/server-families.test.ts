@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import type { ModelObject } from '../shared/api/chat-response'
-import { defaultFakeBehavior, SERVER_FAMILY_NAMES, startFakeModelServer, type FakeModelServer, type ServerFamilyName } from '../test-kit/fake-model-server'
+import { defaultFakeBehavior, SERVER_FAMILY_NAMES, type FakeModelServer, type ServerFamilyName } from '../test-kit/fake-model-server'
+import { startForwardingGateway } from '../test-kit/forwarding-gateway'
 import { dataPayloads, readEvents, startTestGateway, userMessage, type TestGateway } from './harness'
 
 // The gateway in front of every family of model server the fake can be: the same reply for the
@@ -11,12 +12,10 @@ import { dataPayloads, readEvents, startTestGateway, userMessage, type TestGatew
 let fake: FakeModelServer
 let gw: TestGateway
 beforeAll(async () => {
-  fake = await startFakeModelServer()
-  gw = await startTestGateway(['--upstream', fake.url])
-})
-afterAll(async () => {
-  await gw.close()
-  await fake.close()
+  const started = await startForwardingGateway()
+  fake = started.fake
+  gw = started.gw
+  return started.close
 })
 
 const asFamily = (family: ServerFamilyName, extra: Partial<typeof fake.behavior> = {}): void => {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { TelemetryEvent } from '../shared/api/telemetry'
-import { defaultFakeBehavior, startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
-import { startTestGateway, subscribeTelemetry, userMessage, type TestGateway } from './harness'
+import { defaultFakeBehavior, type FakeModelServer } from '../test-kit/fake-model-server'
+import { startForwardingGateway } from '../test-kit/forwarding-gateway'
+import { subscribeTelemetry, userMessage, type TestGateway } from './harness'
 
 // Every request the telemetry stream reports as accepted gets exactly one ending event, however
 // it ended — including a model server that refused or never answered before the reply began.
@@ -9,12 +10,10 @@ import { startTestGateway, subscribeTelemetry, userMessage, type TestGateway } f
 let fake: FakeModelServer
 let gw: TestGateway
 beforeAll(async () => {
-  fake = await startFakeModelServer({ name: 'endings' })
-  gw = await startTestGateway(['--upstream', fake.url, '--upstream-timeout', '0.3'])
-})
-afterAll(async () => {
-  await gw.close()
-  await fake.close()
+  const started = await startForwardingGateway({ name: 'endings' }, ['--upstream-timeout', '0.3'])
+  fake = started.fake
+  gw = started.gw
+  return started.close
 })
 
 const ENDINGS = new Set(['request.finished', 'request.stopped', 'request.client_disconnected', 'request.shutdown', 'request.failed'])

@@ -1,7 +1,8 @@
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Exchange } from '../shared/api/traffic'
-import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
+import type { FakeModelServer } from '../test-kit/fake-model-server'
+import { startForwardingGateway } from '../test-kit/forwarding-gateway'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
 import { endOf, trafficClient, type LiveTraffic } from './traffic-client'
 
@@ -24,15 +25,15 @@ const requestId = () => `req-test-${++counter}`
 
 beforeAll(async () => {
   gw = await startTestGateway()
-  fake = await startFakeModelServer()
-  upstream = await startTestGateway(['--upstream', fake.url, '--upstream-timeout', '1'])
+  const started = await startForwardingGateway({}, ['--upstream-timeout', '1'])
+  fake = started.fake
+  upstream = started.gw
   live = await trafficClient(gw.url, gw.ownerKey).live()
+  return started.close
 })
 afterAll(async () => {
   live.close()
   await gw.close()
-  await upstream.close()
-  await fake.close()
 })
 
 /** The whole exchange whose response carried `id`, once it has ended. */

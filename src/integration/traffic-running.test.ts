@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CapturedFrame, Exchange, ExchangeFollowEvent, TrafficEvent } from '../shared/api/traffic'
-import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
+import { startForwardingGateway } from '../test-kit/forwarding-gateway'
 import { startTestGateway, streamEvents, userMessage, type TestGateway } from './harness'
 import { endOf, trafficClient, type EventStream, type LiveTraffic } from './traffic-client'
 
@@ -145,15 +145,11 @@ describe('a running exchange', () => {
 })
 
 describe('a running exchange of an upstream deployment', () => {
-  let fake: FakeModelServer
   let upstream: TestGateway
   beforeAll(async () => {
-    fake = await startFakeModelServer({ deltas: Array.from({ length: 12 }, (_, i) => `piece ${i} `), deltaDelayMs: 150 })
-    upstream = await startTestGateway(['--upstream', fake.url])
-  })
-  afterAll(async () => {
-    await upstream.close()
-    await fake.close()
+    const started = await startForwardingGateway({ deltas: Array.from({ length: 12 }, (_, i) => `piece ${i} `), deltaDelayMs: 150 })
+    upstream = started.gw
+    return started.close
   })
 
   it("a follower also gets the model server's frames as they are read, and they add up to the record", async () => {

@@ -8,7 +8,7 @@ import { spawnMortar, stopAllMortars } from '../cli/test-support/spawn-mortar'
 import { healthResponseSchema, type ClusterHealth } from '../shared/api/health'
 import { HeaderName } from '../shared/api/headers'
 import { telemetryEventSchema, type TelemetryEvent } from '../shared/api/telemetry'
-import { trafficEventSchema, type TrafficEvent } from '../shared/api/traffic'
+import { exchangeListSchema, exchangeSchema, trafficEventSchema, type ExchangeSummary, type TrafficEvent } from '../shared/api/traffic'
 import { startFakeModelServer } from '../test-kit/fake-model-server'
 import { redisAvailable, startRedisServer, type RedisServer } from '../test-kit/redis-server'
 
@@ -241,15 +241,31 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     throw new Error(`${from.name}'s exchanges never reached the subscriber`)
   }
 
+  const subscribeTraffic = async (instance: Instance, secret: string) => {
+    const response = await fetch(`${instance.url}/v1/traffic/live`, { headers: authorized(secret) })
+    expect(response.status).toBe(200)
+    return collect(readTraffic(response))
+  }
+
+  /** The exchange (its summary) of a completion, once a live subscriber saw it end. */
+  async function endedExchange(live: ReturnType<typeof collect<TrafficEvent>>, completionId: string): Promise<ExchangeSummary> {
+    const event = await live.until(endedWith(completionId))
+    if (event === undefined || !('exchange' in event)) throw new Error(`${completionId} never ended on the live stream`)
+    return event.exchange
+  }
+
+  const listExchanges = async (instance: Instance, secret: string) => {
+    const response = await fetch(`${instance.url}/v1/traffic/exchanges`, { headers: authorized(secret) })
+    expect(response.status).toBe(200)
+    return exchangeListSchema.parse(await response.json()).data
+  }
+
+  const getExchange = (instance: Instance, id: string, secret: string) => fetch(`${instance.url}/v1/traffic/exchanges/${id}`, { headers: authorized(secret) })
+
   it("a Traffic live subscriber on B sees A's exchanges, marked with A's name, and only its own org's", async () => {
     const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
-    const subscribe = async (secret: string) => {
-      const response = await fetch(`${b.url}/v1/traffic/live`, { headers: authorized(secret) })
-      expect(response.status).toBe(200)
-      return collect(readTraffic(response))
-    }
-    const mine = await subscribe(key)
-    const theirs = await subscribe(otherOrgKey)
+    const mine = await subscribeTraffic(b, key)
+    const theirs = await subscribeTraffic(b, otherOrgKey)
     await untilRelayed(a, otherOrgKey, theirs)
     // Another org's request on A first: B's subscriber of the default org must never see it.
     const foreignId = await completed(a, otherOrgKey)
@@ -269,6 +285,55 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     const exchangesOf = (events: TrafficEvent[]) => events.flatMap((event) => ('exchange' in event ? [event.exchange] : []))
     expect(exchangesOf(mine.seen).some((exchange) => exchange.org === 'acme')).toBe(false)
     expect(exchangesOf(theirs.seen).every((exchange) => exchange.org === 'acme')).toBe(true)
+  })
+
+  it("B lists A's exchanges and serves A's record; another org gets neither, the same 404 as for an unknown ID", async () => {
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+    const mine = await subscribeTraffic(b, key)
+    const theirs = await subscribeTraffic(b, otherOrgKey)
+    await untilRelayed(a, otherOrgKey, theirs)
+    // A's index entry is written before its live event goes out, on one connection: seeing the event is seeing the entry.
+    const exchange = await endedExchange(mine, await completed(a, key, 'hello from A'))
+    const foreign = await endedExchange(theirs, await completed(a, otherOrgKey, 'hello from acme'))
+    const listed = await listExchanges(b, key)
+    expect(listed.find((row) => row.id === exchange.id)).toMatchObject({ instance: 'a', org: 'default', outcome: 'finished' })
+    expect(listed.some((row) => row.org === 'acme')).toBe(false)
+    const theirList = await listExchanges(b, otherOrgKey)
+    expect(theirList.map((row) => row.id)).toContain(foreign.id)
+    expect(theirList.every((row) => row.org === 'acme')).toBe(true)
+
+    const record = await getExchange(b, exchange.id, key)
+    expect(record.status).toBe(200)
+    const whole = exchangeSchema.parse(await record.json())
+    expect(whole).toMatchObject({ id: exchange.id, instance: 'a', org: 'default' })
+    expect(whole.request.body).toContain('hello from A')
+
+    const unknownId = 'exch_000000000000000000000000'
+    const [foreignLook, unknownLook] = await Promise.all([getExchange(b, exchange.id, otherOrgKey), getExchange(b, unknownId, otherOrgKey)])
+    expect([foreignLook.status, unknownLook.status]).toEqual([404, 404])
+    const withoutId = (body: unknown) => JSON.stringify(body).replaceAll(exchange.id, 'ID').replaceAll(unknownId, 'ID')
+    expect(withoutId(await foreignLook.json())).toBe(withoutId(await unknownLook.json()))
+  })
+
+  it('Redis killed: each instance still lists, serves and streams its own traffic, and answers 404 at once for the other\'s', async () => {
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+    const onA = await subscribeTraffic(a, key)
+    const onB = await subscribeTraffic(b, key)
+    await untilRelayed(a, key, onB)
+    const before = await endedExchange(onA, await completed(a, key, 'before the crash'))
+    await redis.kill()
+    await Promise.all([untilRedis(a, 'unavailable'), untilRedis(b, 'unavailable')])
+    const ofA = await endedExchange(onA, await completed(a, key, 'alone on A'))
+    const ofB = await endedExchange(onB, await completed(b, key, 'alone on B'))
+    expect([ofA.instance, ofB.instance]).toEqual(['a', 'b'])
+    const listedOnA = (await listExchanges(a, key)).map((row) => row.id)
+    expect(listedOnA).toEqual(expect.arrayContaining([ofA.id, before.id]))
+    expect(listedOnA).not.toContain(ofB.id)
+    expect((await listExchanges(b, key)).map((row) => row.id)).toContain(ofB.id)
+    expect((await getExchange(a, ofA.id, key)).status).toBe(200)
+    expect((await getExchange(b, ofB.id, key)).status).toBe(200)
+    // The holder cannot be asked: the same 404 as an unknown ID, without waiting for Redis.
+    expect((await getExchange(b, ofA.id, key)).status).toBe(404)
   })
 
   it('identical dedupe requests on A and B share one generation: one completion ID, B shared; a different body under the key is a 409 on B', async () => {

@@ -43,6 +43,24 @@ export interface OpenedStore {
 /** Opens the store of a mode (disk may fail: no driver, a database from a newer Mortar). */
 export type StoreOpener = (mode: CaptureMode) => Promise<OpenedStore>
 
+/**
+ * What the cluster offers capture (docs/cluster.md): the other instances' exchanges. Every method
+ * answers without waiting on Redis for more than a bounded time, and degrades to "nothing there".
+ */
+export interface SharedExchanges {
+  /** One of this instance's exchanges ended (and was stored). */
+  ended(summary: ExchangeSummary): void
+  /** A page of the cluster's ended exchanges (no `q`); undefined when the cluster cannot answer now. */
+  list(scope: Scope, query: ExchangeListQuery): Promise<ExchangeList | undefined>
+  /** A record held by another instance; undefined as for an unknown ID. */
+  get(scope: Scope, id: string): Promise<Exchange | undefined>
+  /** The scope's exchanges were cleared here: forget them everywhere. */
+  cleared(scope: Scope): Promise<void>
+}
+
+/** A cursor of a local store's pages (the cluster's pages have cursors of their own). */
+const LOCAL_CURSOR = /^\d{1,15}$/
+
 /** A running exchange that can be followed, or an ended one, whole. */
 export type FollowTarget = { kind: 'running'; recorder: ExchangeRecorder } | { kind: 'ended'; exchange: Exchange }
 
@@ -66,6 +84,7 @@ export class TrafficCapture {
   private updateTimer: NodeJS.Immediate | undefined
   /** This instance's name in a cluster: every exchange it records is marked with it. */
   private instance: string | undefined
+  private shared: SharedExchanges | undefined
 
   constructor(
     initial: OpenedStore,
@@ -93,9 +112,10 @@ export class TrafficCapture {
    * Share exchanges with the other instances of a cluster: from now on each one recorded here
    * names this instance, and live events go to (and come from) the other instances.
    */
-  joinCluster(instance: string, live: ClusterFanout<TrafficEvent>): void {
+  joinCluster(instance: string, live: ClusterFanout<TrafficEvent>, shared?: SharedExchanges): void {
     this.instance = instance
     this.live.joinCluster(live)
+    this.shared = shared
   }
 
   get mode(): CaptureMode {
@@ -126,6 +146,38 @@ export class TrafficCapture {
     if (query.cursor !== undefined || this.running.size === 0) return stored
     const running = this.runningMatching(scope, query, query.limit)
     return running.length === 0 ? stored : { ...stored, data: [...running, ...stored.data] }
+  }
+
+  /**
+   * The list across the cluster (GET /v1/traffic/exchanges): the first page starts with this
+   * instance's running exchanges, then every instance's ended ones from the cluster's index. A
+   * full-text search (`q`) needs the bodies, which stay with each instance: it lists this
+   * instance's exchanges, as does a local cursor, and so does everything while the cluster
+   * cannot answer (a cluster cursor then ends the list).
+   */
+  async listEverywhere(scope: Scope, query: ExchangeListQuery): Promise<ExchangeList> {
+    const { shared } = this
+    const { cursor } = query
+    if (shared === undefined || (query.q !== undefined && query.q !== '') || (cursor !== undefined && LOCAL_CURSOR.test(cursor))) {
+      return this.list(scope, query)
+    }
+    const page = await shared.list(scope, query)
+    if (page === undefined) return cursor === undefined ? this.list(scope, query) : { object: 'list', data: [], next_cursor: null }
+    if (cursor !== undefined || this.running.size === 0) return page
+    const running = this.runningMatching(scope, query, query.limit)
+    return running.length === 0 ? page : { ...page, data: [...running, ...page.data] }
+  }
+
+  /** One exchange whole, from whichever instance holds it; undefined as for an unknown ID. */
+  async getEverywhere(scope: Scope, id: string): Promise<Exchange | undefined> {
+    return this.get(scope, id) ?? (await this.shared?.get(scope, id))
+  }
+
+  /** Clears the scope's exchanges here, and (in a cluster) on every instance and in the index. */
+  async clearEverywhere(scope: Scope): Promise<number> {
+    const deleted = this.clear(scope)
+    await this.shared?.cleared(scope)
+    return deleted
   }
 
   /** One exchange whole — a running one as it stands now. */
@@ -237,7 +289,10 @@ export class TrafficCapture {
     // Capture may have been turned off while it ran: its watchers are still told how it ended.
     if (store === undefined && watchers === undefined && !this.live.wanted) return
     const exchange = this.snapshot(recorder)
-    store?.add(exchange)
+    if (store !== undefined) {
+      store.add(exchange)
+      this.shared?.ended(summaryOf(exchange))
+    }
     if (watchers !== undefined) for (const watcher of [...watchers]) watcher.ended(exchange)
     if (this.live.wanted) this.live.publish({ type: 'exchange.ended', exchange: summaryOf(exchange) }, exchange.org)
   }

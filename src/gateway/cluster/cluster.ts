@@ -3,6 +3,9 @@ import type { ClusterHealth } from '../../shared/api/health'
 import { telemetryEventSchema, type TelemetryEvent } from '../../shared/api/telemetry'
 import { trafficEventSchema, type TrafficEvent } from '../../shared/api/traffic'
 import type { TrafficCapture } from '../capture/traffic-capture'
+import { ExchangeIndex } from './exchange-index'
+import { ExchangeLookup } from './exchange-lookup'
+import { sharedExchanges } from './shared-exchanges'
 import type { TelemetryBus } from '../telemetry/telemetry-bus'
 import type { DedupeCoordinator, InFlightDedupe } from '../pipeline/in-flight-dedupe'
 import { ClusterDedupe } from './cluster-dedupe'
@@ -63,8 +66,9 @@ export class Cluster implements ClusterPeer {
     const trafficRelay = new ClusterEventRelay<TrafficEvent>(this.link, instance, 'mortar:traffic', trafficEventSchema, (event, org) =>
       capture.live.deliver(event, org),
     )
-    capture.joinCluster(instance, trafficRelay)
-    this.closers.push(() => trafficRelay.close())
+    const lookup = new ExchangeLookup(this.link, instance, capture)
+    capture.joinCluster(instance, trafficRelay, sharedExchanges(this.link, new ExchangeIndex(this.link), lookup))
+    this.closers.push(() => trafficRelay.close(), () => lookup.close())
   }
 
   stopElsewhere(id: string, org: string): Promise<boolean> {

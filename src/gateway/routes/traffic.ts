@@ -19,7 +19,8 @@ import { sendJson } from '../http/send-json'
 import { openKeyBoundStream } from '../sse/key-bound-stream'
 import { MORTAR_VERSION } from '../version'
 
-const CURSOR = /^\d{1,15}$/
+/** A local store's cursor, or the cluster's (docs/cluster.md). */
+const CURSOR = /^(\d{1,15}|c\d{1,15}:[A-Za-z0-9_-]{1,100})$/
 
 /** A route's path below the router's mount point, from the shared path table. */
 const below = (path: string) => path.slice(TRAFFIC_BASE.length)
@@ -34,19 +35,19 @@ export function trafficRouter(capture: TrafficCapture, keyBound: KeyBoundStreams
   const router = express.Router()
   const scope = (req: Request) => scopeOf(principalOf(req))
 
-  router.get(below(TrafficPath.exchanges), (req, res) => {
+  router.get(below(TrafficPath.exchanges), async (req, res) => {
     const query = parseQuery(exchangeListQuerySchema, req.query)
     if (query.cursor !== undefined && !CURSOR.test(query.cursor)) throw invalidRequest('Invalid `cursor`: pass `next_cursor` of the previous page.', 'cursor')
-    sendJson(res, 200, capture.list(scope(req), query))
+    sendJson(res, 200, await capture.listEverywhere(scope(req), query))
   })
 
-  router.delete(below(TrafficPath.exchanges), (req, res) => {
-    sendJson(res, 200, { deleted: capture.clear(scope(req)) })
+  router.delete(below(TrafficPath.exchanges), async (req, res) => {
+    sendJson(res, 200, { deleted: await capture.clearEverywhere(scope(req)) })
   })
 
-  router.get(below(TrafficPath.exchanges) + '/:id', (req, res) => {
+  router.get(below(TrafficPath.exchanges) + '/:id', async (req, res) => {
     const id = String(req.params.id)
-    const exchange = capture.get(scope(req), id)
+    const exchange = await capture.getEverywhere(scope(req), id)
     if (exchange === undefined) throw notFound(id)
     sendJson(res, 200, exchange)
   })

@@ -81,11 +81,13 @@ export class ClusterDedupe {
     const publish = (result: SharedResult) => {
       clearInterval(renew)
       const message: ResultMessage = { key: entryKey, id, result }
-      // Published before the entry goes: a follower that saw the entry always gets a result.
+      // Published and deleted in one transaction: a follower that saw the entry always gets a
+      // result, and a request sent after the result was heard finds the key free and leads anew.
       void this.link.commands
+        .multi()
         .publish(RESULT_CHANNEL, JSON.stringify(message))
-        .catch(() => undefined)
-        .then(() => this.link.commands.del(entryKey))
+        .del(entryKey)
+        .exec()
         .catch(() => undefined)
     }
     started.reply.then(

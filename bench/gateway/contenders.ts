@@ -28,8 +28,11 @@ export const CONTEXT_WINDOW = 131072
 
 /** The project's one fake model server (src/test-kit/fake-model-server, run with tsx), as the benchmark configures it. */
 export const FAKE_SERVER_CLI = join(ROOT, 'src', 'test-kit', 'fake-model-server', 'cli.ts')
-/** OpenAI's shapes, under the model id Mortar serves; JSON replies keep within max_tokens, as real servers do. */
-export const fakeServerArgs = ({ deltas, intervalMs }: { deltas: number; intervalMs: number }): string[] => ['--family', 'openai', '--model', 'Qwen/Qwen2.5-7B-Instruct', '--deltas', String(deltas), '--interval-ms', String(intervalMs), '--honour-max-tokens']
+/**
+ * OpenAI's shapes, under the model id Mortar serves; JSON replies keep within max_tokens, as real
+ * servers do; the Responses API answered natively, as vLLM does (the sweep's API cells).
+ */
+export const fakeServerArgs = ({ deltas, intervalMs }: { deltas: number; intervalMs: number }): string[] => ['--family', 'openai', '--model', 'Qwen/Qwen2.5-7B-Instruct', '--deltas', String(deltas), '--interval-ms', String(intervalMs), '--honour-max-tokens', '--speaks-responses']
 
 export interface StartOptions {
   logDir: string

@@ -16,14 +16,17 @@
 //               (the fake server sends delta i at its arrival + i × interval). A delta later than
 //               `lateMs` is late — the first one too, so slow admission counts.
 //
-// Every job may name a `prompt` ({ shape, bytes }: prompts.ts; the default shape when absent) and
-// `first`, the number of its first request (the unique part of each body derives from it).
+// Every job may name a `prompt` ({ shape, bytes }: prompts.ts; the default shape when absent),
+// `first`, the number of its first request (the unique part of each body derives from it), and
+// `api` (chat, responses, messages: prompts.ts writes the body in that API's shape, and a stream
+// is read as that API writes it — STREAM_MARKS).
+
 //
 // Timing is performance.now() (monotonic, sub-microsecond). Latencies are in milliseconds.
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { bodyMaker } from './prompts'
-import type { JobCommon, JsonRateResult, JsonSeqResult, LoadJob, StreamFailure, StreamResult, Summary } from './types'
+import type { Api, JobCommon, JsonRateResult, JsonSeqResult, LoadJob, StreamFailure, StreamResult, Summary } from './types'
 
 const job = JSON.parse(process.argv[2] ?? '{}') as LoadJob
 const target = new URL(job.url)
@@ -34,7 +37,7 @@ const HARD_LIMIT_MS = job.hardLimitMs ?? 120_000
 // so what one job's requests brought is not already cached for the next.
 const FIRST = job.first ?? 0
 // The body of request n, in the job's prompt shape (prompts.ts), for JSON and for streams.
-const bodies = { json: bodyMaker(job.prompt, false), stream: bodyMaker(job.prompt, true) }
+const bodies = { json: bodyMaker(job.prompt, false, job.api), stream: bodyMaker(job.prompt, true, job.api) }
 
 /** The body of request n: built before its clock starts, so a large prompt's JSON.stringify is not timed. */
 const bodyOf = (n: number, stream: boolean): string => (stream ? bodies.stream : bodies.json)(FIRST + n)
@@ -211,7 +214,17 @@ async function jsonRate(): Promise<JsonRateResult> {
 
 // ---------- streams ----------
 
-const CONTENT_MARK = '"content":" t'
+/**
+ * How each API's stream says what the load generator checks, as text in a frame's data: a content
+ * delta (the text ` t<i>` follows the mark), the finish, the end of the stream, an error.
+ */
+const STREAM_MARKS: Record<Api, { content: string; finish: string; done: string; error: string }> = {
+  chat: { content: '"content":" t', finish: '"finish_reason":"stop"', done: '[DONE]', error: '"error"' },
+  responses: { content: '"delta":" t', finish: '"type":"response.completed"', done: '"type":"response.completed"', error: '"type":"response.failed"' },
+  messages: { content: '"text":" t', finish: '"stop_reason":"end_turn"', done: '"type":"message_stop"', error: '"type":"error"' },
+}
+const MARKS = STREAM_MARKS[job.api ?? 'chat']
+const CONTENT_MARK = MARKS.content
 
 async function streams(): Promise<StreamResult> {
   const concurrency = job.concurrency ?? 1
@@ -259,8 +272,14 @@ async function streams(): Promise<StreamResult> {
         }
         resolve()
       }
-      const frame = (text: string, now: number): void => {
-        if (!text.startsWith('data: ')) return
+      const frame = (event: string, now: number): void => {
+        // A named event (Responses, Messages) has its data on the line after `event: …`.
+        let text = event
+        if (!text.startsWith('data: ')) {
+          const at = text.indexOf('\ndata: ')
+          if (at === -1) return
+          text = text.slice(at + 1)
+        }
         if (text === 'data: [DONE]') {
           sawDone = true
           return
@@ -280,8 +299,9 @@ async function streams(): Promise<StreamResult> {
           frames++
           return
         }
-        if (text.includes('"finish_reason":"stop"')) sawFinish = true
-        if (text.includes('"error"')) errorEvent = true
+        if (text.includes(MARKS.finish)) sawFinish = true
+        if (MARKS.done !== '[DONE]' && text.includes(MARKS.done)) sawDone = true
+        if (text.includes(MARKS.error)) errorEvent = true
       }
       const req = send(
         agent,

@@ -15,7 +15,12 @@
 //             previous one plus one turn; a conversation runs from 0.75 × bytes to 1.25 × bytes (at
 //             most 32 turns), then the next one starts. So one request per conversation brings a
 //             quarter of its prompt new and the others one turn: what an agent sends on every step.
-import type { Prompt, Shape } from './types'
+//
+// Every shape is written for one of three APIs (`api`): Chat Completions (the default), the
+// Responses API (`input` items: messages, function_call, function_call_output; max_output_tokens)
+// and Anthropic's Messages (`system`, tool_use and tool_result blocks): the same conversation, so
+// the same prompt for the model, in each API's shape.
+import type { Api, Prompt, Shape } from './types'
 
 export const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
 export const SHAPES: Shape[] = ['default', 'witness', 'stable', 'growing']
@@ -98,12 +103,12 @@ const TOOLS = [
  * `(n) => body` for a prompt spec `{ shape, bytes }`. The body is a JSON string; `stream` adds
  * `stream: true`, asks for usage as IDE tools do, and max_tokens ≥ 256.
  */
-export function bodyMaker({ shape = 'default', bytes = 0 }: Prompt = {}, stream = false): (n: number) => string {
+export function bodyMaker({ shape = 'default', bytes = 0 }: Prompt = {}, stream = false, api: Api = 'chat'): (n: number) => string {
   const finish = (payload: Payload): string => {
     payload.stream = stream
     // Streams ask for room for the fake server's whole reply (64 deltas), which it always sends.
     if (stream) Object.assign(payload, { stream_options: { include_usage: true }, max_tokens: Math.max(payload.max_tokens, 256) })
-    return JSON.stringify(payload)
+    return JSON.stringify(api === 'responses' ? asResponses(payload) : api === 'messages' ? asMessages(payload) : payload)
   }
   switch (shape) {
     case 'default':
@@ -151,6 +156,33 @@ function growing(bytes: number, finish: (payload: Payload) => string): (n: numbe
     for (let t = 0; t < turns; t++) messages.push(...turn(conversation, t, contentLength))
     return finish({ model: MODEL, messages, tools: TOOLS, max_tokens: 16 })
   }
+}
+
+/** The conversation as a Responses API request: the same turns as `input` items. */
+function asResponses(payload: Payload): object {
+  const input: object[] = []
+  for (const m of payload.messages) {
+    if (m.role === 'tool') input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content })
+    else if (m.tool_calls !== undefined) for (const c of m.tool_calls) input.push({ type: 'function_call', call_id: c.id, name: c.function.name, arguments: c.function.arguments })
+    else input.push({ role: m.role, content: m.content })
+  }
+  const tools = payload.tools?.map((t) => ({ type: 'function', ...t.function }))
+  return { model: payload.model, input, ...(tools ? { tools } : {}), max_output_tokens: payload.max_tokens, stream: payload.stream }
+}
+
+/** The conversation as an Anthropic Messages request: the system prompt apart, tool calls and results as blocks. */
+function asMessages(payload: Payload): object {
+  const [first, ...rest] = payload.messages
+  const messages: object[] = []
+  for (const m of rest) {
+    if (m.role === 'tool') messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: m.tool_call_id, content: m.content }] })
+    else if (m.tool_calls !== undefined) {
+      const blocks = m.tool_calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) as unknown }))
+      messages.push({ role: 'assistant', content: blocks })
+    } else messages.push({ role: m.role, content: m.content })
+  }
+  const tools = payload.tools?.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters }))
+  return { model: payload.model, system: first?.content, messages, ...(tools ? { tools } : {}), max_tokens: payload.max_tokens, stream: payload.stream }
 }
 
 /** A short label: `340 B`, `4 KB`, `128 KB`. */

@@ -2,7 +2,7 @@
 // docs/benchmark.md#two-shapes. "Added" is contender − direct of the same topology, same cell.
 import { LABELS } from './contenders'
 import { median, ms, us, ratio, mark } from './format'
-import type { JsonSeqResult, Results, Shape, SweepCellResult } from './types'
+import type { Api, JsonSeqResult, Results, Shape, SweepCellResult } from './types'
 
 const kb = (bytes: number | undefined): string => (bytes === undefined ? '—' : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`)
 
@@ -42,6 +42,7 @@ export interface SweepRow {
 
 export interface SweepDerived {
   name: string
+  api: Api
   shape: Shape
   bytes: number
   bodyBytes: number | undefined
@@ -65,7 +66,7 @@ export function deriveSweep(sweep: SweepCellResult[] | undefined): SweepDerived[
         lost: s?.lostStreams,
       }
     }
-    return { name: cell.name, shape: cell.shape, bytes: cell.bytes, bodyBytes: dj?.bodyBytes, by }
+    return { name: cell.name, api: cell.api ?? 'chat', shape: cell.shape, bytes: cell.bytes, bodyBytes: dj?.bodyBytes, by }
   })
 }
 
@@ -79,7 +80,8 @@ export interface Target {
 export function sweepTargets(sweepDerived: SweepDerived[] | undefined): Target[] {
   if (!sweepDerived) return []
   const list: Target[] = []
-  const at = (shape: Shape, bytes: number): SweepDerived | undefined => sweepDerived.find((c) => c.shape === shape && c.bytes === bytes)
+  const at = (shape: Shape, bytes: number, api: Api = 'chat'): SweepDerived | undefined =>
+    sweepDerived.find((c) => c.shape === shape && c.bytes === bytes && c.api === api)
   const floorRatio = (cell: SweepDerived | undefined, limit: number): Omit<Target, 'target'> => {
     const m = cell?.by.mortar?.addedP50
     const b = cell?.by.bare?.addedP50
@@ -88,6 +90,11 @@ export function sweepTargets(sweepDerived: SweepDerived[] | undefined): Target[]
   const small = at('stable', 340)
   list.push({ target: "Sweep, 340 B stable: Mortar's added p50 ≤ 1.5 × the floor's", ...floorRatio(small, 1.5) })
   for (const shape of ['stable', 'growing'] as const) list.push({ target: `Sweep, 128 KB ${shape}: Mortar's added p50 ≤ 2 × the floor's`, ...floorRatio(at(shape, 131072), 2) })
+  for (const api of ['responses', 'messages'] as const) {
+    if (!sweepDerived.some((c) => c.api === api)) continue
+    list.push({ target: `Sweep, /v1/${api}, 340 B stable: Mortar's added p50 ≤ 1.5 × the floor's`, ...floorRatio(at('stable', 340, api), 1.5) })
+    for (const shape of ['stable', 'growing'] as const) list.push({ target: `Sweep, /v1/${api}, 128 KB ${shape}: Mortar's added p50 ≤ 2 × the floor's`, ...floorRatio(at(shape, 131072, api), 2) })
+  }
   const finite = (x: number | undefined): x is number => Number.isFinite(x)
   const ttft = sweepDerived.map((c) => c.by.mortar?.addedTtftP50).filter(finite)
   const gaps = sweepDerived.map((c) => c.by.mortar?.addedGapP99).filter(finite)

@@ -108,7 +108,7 @@ const contender = (id: string): Contender => {
 }
 log(`Started: ${allIds.map((id) => `${id} (pid ${contender(id).proc.pid})`).join(', ')}`)
 
-const job = <K extends Kind>(c: Contender, extra: Omit<LoadJob, 'url'> & { kind: K }): LoadJob & { kind: K } => ({
+const job = <K extends Kind>(c: Contender, extra: Omit<LoadJob, 'url'> & { kind: K; url?: string }): LoadJob & { kind: K } => ({
   url: c.url,
   headers: c.headers,
   deltas: DELTAS,

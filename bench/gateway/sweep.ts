@@ -11,7 +11,7 @@
 //            for every contender of the run: ratios to the floor, to Portkey and capture on ÷ off.
 import { processTicks } from './lib'
 import { sizeLabel } from './prompts'
-import type { Contender, JobCommon, JsonSeqResult, LoadJob, Kind, ResultByKind, Shape, StreamResult, SweepCellResult } from './types'
+import type { Api, Contender, JobCommon, JsonSeqResult, LoadJob, Kind, ResultByKind, Shape, StreamResult, SweepCellResult } from './types'
 
 const TICK_US = 10_000
 
@@ -56,7 +56,8 @@ const fresh = (): number => (nextFirst += JOB_STRIDE)
 export interface SectionContext {
   contenders: Record<string, Contender>
   measure: <R extends JobCommon>(id: string, phase: string, load: () => Promise<R>) => Promise<R>
-  job: <K extends Kind>(contender: Contender, load: Omit<LoadJob, 'url'> & { kind: K }) => Promise<ResultByKind[K]>
+  /** A load job against `contender` (at its chat URL unless the job names another). */
+  job: <K extends Kind>(contender: Contender, load: Omit<LoadJob, 'url'> & { kind: K; url?: string }) => Promise<ResultByKind[K]>
   log: (message: string) => void
 }
 
@@ -83,7 +84,33 @@ export async function runWitness({
   return out
 }
 
-/** Every sweep cell for every contender: JSON at c=1, then streams. */
+/**
+ * The sweep's cells on the other two APIs, for the floor and Mortar (capture memory, the default):
+ * the smallest and the largest prompts, and a growing history.
+ */
+export const API_CELLS: SweepCell[] = [
+  { shape: 'stable', bytes: 340 },
+  { shape: 'stable', bytes: 131072 },
+  { shape: 'growing', bytes: 32768 },
+  { shape: 'growing', bytes: 131072 },
+]
+export const SWEEP_APIS: Api[] = ['responses', 'messages']
+const API_CONTENDERS = new Set(['direct', 'bare', 'mortar'])
+
+/**
+ * Where a contender takes a request of `api`, and in which API's shape. The fake model server
+ * answers chat completions and, natively, the Responses API, so the floor forwards both as they
+ * are; it has no Messages API, which Mortar translates to chat completions — so for Messages the
+ * floor (and direct) carry the same conversation as chat completions: the least any gateway moves
+ * for it.
+ */
+export function routeOf(contender: Contender, api: Api): { url: string; api: Api } {
+  if (api === 'chat') return { url: contender.url, api }
+  if (api === 'messages' && !contender.id.startsWith('mortar')) return { url: `${contender.base}/chat/completions`, api: 'chat' }
+  return { url: `${contender.base}/${api}`, api }
+}
+
+/** Every sweep cell for every contender: JSON at c=1, then streams; then the API cells. */
 export async function runSweep({
   contenders,
   jsonIds,
@@ -94,26 +121,40 @@ export async function runSweep({
   log,
 }: SectionContext & { jsonIds: string[]; streamIds: string[]; P: { warmup: number; count: number; streams: number; streamMs: number } }): Promise<SweepCellResult[]> {
   const cells: SweepCellResult[] = []
-  for (const [index, cell] of SWEEP_CELLS.entries()) {
+  const runCell = async (cell: SweepCell, api: Api, index: number, jsonRun: string[], streamRun: string[]): Promise<void> => {
     const prompt = { shape: cell.shape, bytes: cell.bytes }
+    const name = api === 'chat' ? cellName(cell) : `${api}: ${cellName(cell)}`
     const json: Record<string, JsonSeqResult> = {}
-    const rotatedJson = jsonIds.map((_, i) => jsonIds[(i + index) % jsonIds.length]!)
-    for (const id of rotatedJson) {
-      log(`sweep ${cellName(cell)}, JSON c=1: ${id}`)
+    for (const id of jsonRun.map((_, i) => jsonRun[(i + index) % jsonRun.length]!)) {
+      log(`sweep ${name}, JSON c=1: ${id}`)
       const contender = contenders[id]!
       json[id] = await measure(id, 'sweep-json', () => {
-        const load = { kind: 'json-seq' as const, concurrency: 1, warmup: P.warmup, count: P.count, prompt, first: fresh() }
+        const load = { kind: 'json-seq' as const, ...routeOf(contender, api), concurrency: 1, warmup: P.warmup, count: P.count, prompt, first: fresh() }
         return withCpu(contender, () => job(contender, load), (r) => r.completed + P.warmup)
       })
     }
     const stream: Record<string, StreamResult> = {}
-    for (const id of streamIds.map((_, i) => streamIds[(i + index) % streamIds.length]!)) {
-      log(`sweep ${cellName(cell)}, streams x${P.streams}: ${id}`)
+    for (const id of streamRun.map((_, i) => streamRun[(i + index) % streamRun.length]!)) {
+      log(`sweep ${name}, streams x${P.streams}: ${id}`)
+      const contender = contenders[id]!
       stream[id] = await measure(id, 'sweep-stream', () =>
-        job(contenders[id]!, { kind: 'stream', concurrency: P.streams, durationMs: P.streamMs, rampMs: 200, prompt, first: fresh() }),
+        job(contender, { kind: 'stream', ...routeOf(contender, api), concurrency: P.streams, durationMs: P.streamMs, rampMs: 200, prompt, first: fresh() }),
       )
     }
-    cells.push({ ...cell, name: cellName(cell), json, stream })
+    cells.push({ ...cell, ...(api === 'chat' ? {} : { api }), name, json, stream })
+  }
+  for (const [index, cell] of SWEEP_CELLS.entries()) await runCell(cell, 'chat', index, jsonIds, streamIds)
+  for (const api of SWEEP_APIS) {
+    // Only contenders that answer this API right (one stream, checked delta by delta) are timed on it.
+    const ok: string[] = []
+    for (const id of streamIds.filter((i) => API_CONTENDERS.has(i))) {
+      const contender = contenders[id]!
+      const check = await job(contender, { kind: 'stream', ...routeOf(contender, api), concurrency: 1, durationMs: 0, rampMs: 0 })
+      if (check.streamsOk === 1) ok.push(id)
+      else log(`sweep ${api}: ${id} failed verification (${JSON.stringify(check.failures[0] ?? check)}); left out`)
+    }
+    if (!ok.includes('direct')) continue
+    for (const [index, cell] of API_CELLS.entries()) await runCell(cell, api, index, ok.filter((id) => jsonIds.includes(id)), ok)
   }
   return cells
 }

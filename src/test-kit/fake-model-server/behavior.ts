@@ -88,7 +88,7 @@ export interface FakeBehavior {
   headersDelayMs: number
   /**
    * A JSON completion keeps only the first max_tokens / 4 pieces (at least one) when the request
-   * sets max_tokens, as a server that honours it would (a piece counted as up to 4 tokens): the
+   * sets max_tokens (max_output_tokens on /v1/responses), as a server that honours it would (a piece counted as up to 4 tokens): the
    * benchmark's JSON requests ask for 16. Streams always send every piece.
    */
   honourMaxTokens: boolean

@@ -6,6 +6,7 @@
  *   node --import tsx src/test-kit/fake-model-server/cli.ts [--port 0] [--family plain]
  *     [--deltas 64] [--interval-ms 20] [--content ' t{i}'] [--model NAME] [--context-window N]
  *     [--honour-max-tokens]   (a JSON completion keeps max_tokens / 4 pieces: FakeBehavior.honourMaxTokens)
+ *     [--speaks-responses]    (POST /v1/responses answered natively: FakeBehavior.speaksResponses)
  *
  * Streams are a role chunk, then `--deltas` content pieces `--interval-ms` apart (the first at
  * once; deadlines from the stream's start, so the schedule does not drift), the finish chunk, the
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     model: { type: 'string' },
     'context-window': { type: 'string' },
     'honour-max-tokens': { type: 'boolean', default: false },
+    'speaks-responses': { type: 'boolean', default: false },
   },
 })
 
@@ -59,6 +61,7 @@ const fake = await startFakeModelServer(
     model: values.model ?? null,
     contextWindow: values['context-window'] !== undefined ? Number(values['context-window']) : null,
     honourMaxTokens: values['honour-max-tokens'],
+    speaksResponses: values['speaks-responses'],
   }),
   {
     port: Number(values.port),

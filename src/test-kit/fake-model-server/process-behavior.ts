@@ -11,6 +11,8 @@ export interface ProcessFakeOptions {
   model: string | null
   contextWindow: number | null
   honourMaxTokens: boolean
+  /** Answer POST /v1/responses too (FakeBehavior.speaksResponses); false when absent */
+  speaksResponses?: boolean
 }
 
 /** The behavior of a fake server run as a process of its own (the benchmark's and the soak's). */
@@ -23,5 +25,6 @@ export function processFakeBehavior(options: ProcessFakeOptions): Partial<FakeBe
     model: options.model,
     contextWindow: options.contextWindow,
     honourMaxTokens: options.honourMaxTokens,
+    speaksResponses: options.speaksResponses ?? false,
   }
 }

@@ -20,6 +20,13 @@ export interface Exchange {
 
 let completionCounter = 0
 
+/** How many pieces a JSON reply keeps: max tokens / 4 (at least one) when honoured and asked for, else all. */
+export function jsonPieceCount(behavior: FakeBehavior, maxTokens: unknown): number {
+  return behavior.honourMaxTokens && typeof maxTokens === 'number' && Number.isInteger(maxTokens) && maxTokens > 0
+    ? Math.max(1, Math.floor(maxTokens / 4))
+    : behavior.deltas.length
+}
+
 /** The reply to one chat-completions request, as JSON or as SSE frames, in its family's shapes. */
 export class Reply {
   readonly family: ServerFamily
@@ -32,11 +39,7 @@ export class Reply {
 
   constructor(readonly exchange: Exchange, body: Record<string, unknown>) {
     const { behavior } = exchange
-    const maxTokens = body.max_tokens
-    this.jsonPieces =
-      behavior.honourMaxTokens && typeof maxTokens === 'number' && Number.isInteger(maxTokens) && maxTokens > 0
-        ? Math.max(1, Math.floor(maxTokens / 4))
-        : behavior.deltas.length
+    this.jsonPieces = jsonPieceCount(behavior, body.max_tokens)
     this.family = SERVER_FAMILIES[behavior.family]
     this.meta = {
       id: this.family.completionId(++completionCounter),

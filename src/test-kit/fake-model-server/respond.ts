@@ -1,6 +1,6 @@
 import type { FakeBehavior } from './behavior'
 import { respondCompletions } from './completions'
-import { pause, Reply, sendAnswer, type Exchange } from './reply'
+import { jsonPieceCount, pause, Reply, sendAnswer, type Exchange } from './reply'
 import { fakeResponsesReply } from './responses-reply'
 import { SERVER_FAMILIES } from './server-families'
 
@@ -129,11 +129,13 @@ async function respondAsResponses(exchange: Exchange): Promise<void> {
     sendAnswer(exchange, family.error(400, 'request body must be a JSON object'))
     return
   }
-  const answer = fakeResponsesReply(behavior, behavior.model ?? (typeof body.model === 'string' ? body.model : 'fake-model'))
+  const model = behavior.model ?? (typeof body.model === 'string' ? body.model : 'fake-model')
   if (body.stream !== true) {
-    sendAnswer(exchange, { status: 200, contentType: 'application/json', body: JSON.stringify(answer.object) })
+    const kept = { ...behavior, deltas: behavior.deltas.slice(0, jsonPieceCount(behavior, body.max_output_tokens)) }
+    sendAnswer(exchange, { status: 200, contentType: 'application/json', body: JSON.stringify(fakeResponsesReply(kept, model).object) })
     return
   }
+  const answer = fakeResponsesReply(behavior, model)
   const reply = new Reply(exchange, body)
   reply.startStream()
   const dies = behavior.mode === 'die-mid-stream'

@@ -25,6 +25,35 @@ const upstreamName = () => fake.host
 const lastRecord = () => gw.completions.at(-1)
 
 describe('what the model server receives', () => {
+  it('gets a long conversation as the client wrote it (spaced, escaped, keys in its order), with only the top-level fields rewritten', async () => {
+    const history = 'a long history line, quoted "like this" and escaped \\ so, '.repeat(60)
+    const tools = [{ type: 'function', function: { name: 'read_file', description: 'Read a file. '.repeat(200), parameters: { type: 'object', properties: { path: { type: 'string' } } } } }]
+    const messages = [
+      { content: 'You are terse.', role: 'system' },
+      { role: 'user', content: history },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: history + ' \u0041' },
+    ]
+    // Spaced and with an escape JSON.stringify would not write: what reaches the server must still be the same values.
+    const text = JSON.stringify({ model: DEFAULT_MODEL_ID, messages, tools, stream: false, temperature: 0.5 }, null, 2).replace('You are terse.', 'You are \\u0074erse.')
+    const response = await gw.post('/v1/chat/completions', text)
+    expect(response.status, await response.clone().text()).toBe(200)
+    const { body } = fake.requests.at(-1)!
+    expect(body).toEqual({
+      model: DEFAULT_MODEL_ID,
+      messages: JSON.parse(text).messages,
+      tools,
+      stream: false,
+      temperature: 0.5,
+      max_tokens: expect.any(Number),
+    })
+    expect((body!.messages as Array<{ content: string }>)[0]!.content).toBe('You are terse.')
+    // Not ASCII, or normalized by the gateway: serialized as before, the same values.
+    const accented = [{ role: 'developer', content: 'Sois bref. ' + 'é'.repeat(3000) }, { role: 'user', content: history }]
+    await gw.post('/v1/chat/completions', { messages: accented, stream: false })
+    expect(fake.requests.at(-1)!.body!.messages).toEqual([{ role: 'system', content: accented[0]!.content }, accented[1]])
+  })
+
   it('gets the fields as sent, normalized messages, the planned max_tokens and an explicit stream', async () => {
     await gw.post('/v1/chat/completions', {
       messages: [

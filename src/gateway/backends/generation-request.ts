@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatTool, ToolChoice } from '../../shared/api/chat-request'
+import type { ClientBody } from '../http/json-splice'
 import type { UpstreamForm } from './upstream/upstream-form'
 
 /**
@@ -51,4 +52,9 @@ export interface GenerationRequest {
    * can serve it.
    */
   forms: readonly UpstreamForm[]
+  /**
+   * The body the client sent, as read, when it came as JSON: a form may send parts of it that
+   * reach the model server unchanged as the client's own bytes (http/json-splice.ts).
+   */
+  source?: ClientBody | undefined
 }

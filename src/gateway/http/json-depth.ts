@@ -1,4 +1,5 @@
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-char-codes'
+import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-char-codes'
+import { closingQuote } from './json-members'
 
 /**
  * How deep JSON may nest, in any body the gateway reads and in tool-call `arguments` (JSON in a
@@ -29,16 +30,4 @@ export function jsonNestsDeeperThan(text: string, limit: number = MAX_JSON_DEPTH
     }
   }
   return false
-}
-
-/** The index of the quote that closes the string opened at `open` (one not escaped), or -1. */
-function closingQuote(text: string, open: number): number {
-  let at = open
-  for (;;) {
-    at = text.indexOf('"', at + 1)
-    if (at === -1) return -1
-    let backslashes = 0
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++
-    if (backslashes % 2 === 0) return at
-  }
 }

@@ -4,6 +4,7 @@ import { recorderOf } from '../capture/exchange-recorder'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth'
 import { readStream } from './read-stream'
 import { errorText } from '../../shared/narrow'
+import type { ClientBody } from './json-splice'
 
 export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024
 
@@ -25,7 +26,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * send cross-origin without a CORS preflight, so a lenient parser opens no CSRF door, and clients
  * that forget the header (curl -d) still work.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ value: unknown; raw: Buffer }> {
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<ClientBody> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
   const { bytes: raw, overflowed } = await readStream(req, limit)
@@ -46,7 +47,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   try {
     const value: unknown = JSON.parse(text)
     if (large) await yieldToEventLoop()
-    return { value, raw }
+    return { value, text, raw }
   } catch (error) {
     throw invalidRequest(
       `The request body is not valid JSON: ${errorText(error)}`,

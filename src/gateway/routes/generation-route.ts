@@ -10,6 +10,7 @@ import type { Prompt } from '../backends/generation-request'
 import { recorderOf } from '../capture/exchange-recorder'
 import type { Endpoint } from '../endpoints/endpoint'
 import { answerErrorsAs } from '../http/error-format'
+import { outgoingText } from '../http/json-splice'
 import { readJsonBody } from '../http/read-json-body'
 import { completionRecord, type CompletionContext, type CompletionObserver, type GenerationEndObserver } from '../pipeline/completion-context'
 import { parseDedupeRequest, requestFingerprint, type DedupeCoordinator } from '../pipeline/in-flight-dedupe'
@@ -65,7 +66,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
       deploymentMode: model.optimizerMode,
       orgDefault: deps.organizations()[principal.org]?.optimize,
     })
-    const request = { ...admitted.request, prompt: shaped.prompt }
+    const request = { ...admitted.request, prompt: shaped.prompt, source: body }
     const plan = await planTokens(model, request)
     const recorder = recorderOf(req)
     const context: CompletionContext = { id: endpoint.newId(), created, principal, request, model, session, plan, dialect, observer: recorder, wire: admitted.wire ?? wire }
@@ -79,7 +80,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     const form = request.forms[0]
     recorder?.decided(
       { model: model.id, deployment: model.backend.deployment, session: session.name, stream: request.stream },
-      form === undefined ? undefined : () => form.body(request, { model: model.id, maxTokens: plan.maxTokens, askForUsage: false }),
+      form === undefined ? undefined : () => outgoingText(form.body(request, { model: model.id, maxTokens: plan.maxTokens, askForUsage: false })),
     )
 
     const telemetryBase = { org: principal.org, session: session.name, model: model.id }

@@ -20,7 +20,8 @@ describe('renderQwen2Prompt', () => {
       expect(renderToolCall('read\u0000x', '{}')).not.toBe(renderToolCall('read', '\u0000x{}'))
     }
     const tool = (description: string): ChatTool => ({ type: 'function', function: { name: 'f', description, parameters: { type: 'object' } } })
-    const system = (tools: ChatTool[]) => renderQwen2Prompt([{ role: 'user', content: 'Hi' }], tools)[1]
+    // The system block: the text of the first run.
+    const system = (tools: ChatTool[]) => text(renderQwen2Prompt([{ role: 'user', content: 'Hi' }], tools)).split('<|im_end|>')[0]
     const first = system([tool('first tool')])
     expect(system([tool('first tool')])).toBe(first)
     expect(system([tool('other tool')])).toBe(String(first).replace('first tool', 'other tool'))

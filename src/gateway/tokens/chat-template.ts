@@ -7,11 +7,16 @@ import type { Tokenizer } from './tokenizer'
  * The Qwen2.5 chat template, rendered as the model server renders it, so that the prompt is
  * counted as the model will read it instead of summing guesses. The output is a list of pieces:
  * text, or a special token (`<|im_start|>`, `<|im_end|>`), which tokenizes as exactly one token.
+ * Text between two special tokens (a run) may come in several pieces: a message's text is a piece
+ * of its own, never joined to the role before it, so that the prompt counter can find a run by its
+ * pieces without copying the client's text (tokens/prompt-counter.ts).
  */
 export type TemplatePiece = string | { special: '<|im_start|>' | '<|im_end|>' }
 
 const IM_START = { special: '<|im_start|>' } as const
 const IM_END = { special: '<|im_end|>' } as const
+/** What opens a message of each role after `<|im_start|>`: one string each, not one per message. */
+const ROLE_LINE: Record<ChatMessage['role'], string> = { system: 'system\n', user: 'user\n', assistant: 'assistant\n', tool: 'tool\n' }
 export const QWEN_DEFAULT_SYSTEM = 'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.'
 
 const TOOLS_PREAMBLE =
@@ -25,13 +30,13 @@ export function renderQwen2Prompt(messages: readonly ChatMessage[], tools: reado
   const pieces: TemplatePiece[] = []
   const first = messages[0]
   const leadingSystem = first?.role === 'system' ? (first.content ?? '') : undefined
-  let systemText = leadingSystem ?? QWEN_DEFAULT_SYSTEM
+  pieces.push(IM_START, 'system\n', leadingSystem ?? QWEN_DEFAULT_SYSTEM)
   if (tools.length > 0) {
-    systemText += TOOLS_PREAMBLE
-    for (const tool of tools) systemText += '\n' + renderTool(tool)
-    systemText += TOOLS_POSTAMBLE
+    pieces.push(TOOLS_PREAMBLE)
+    for (const tool of tools) pieces.push('\n', renderTool(tool))
+    pieces.push(TOOLS_POSTAMBLE)
   }
-  pieces.push(IM_START, 'system\n' + systemText, IM_END, '\n')
+  pieces.push(IM_END, '\n')
 
   messages.forEach((message, index) => {
     if (index === 0 && leadingSystem !== undefined) return
@@ -39,17 +44,18 @@ export function renderQwen2Prompt(messages: readonly ChatMessage[], tools: reado
       const previous = messages[index - 1]
       const next = messages[index + 1]
       if (previous?.role !== 'tool') pieces.push(IM_START, 'user')
-      pieces.push('\n<tool_response>\n' + (message.content ?? '') + '\n</tool_response>')
+      pieces.push('\n<tool_response>\n', message.content ?? '', '\n</tool_response>')
       if (next?.role !== 'tool') pieces.push(IM_END, '\n')
       return
     }
     if (message.role === 'assistant' && message.tool_calls !== undefined) {
-      pieces.push(IM_START, 'assistant' + (message.content ? '\n' + message.content : ''))
+      pieces.push(IM_START, 'assistant')
+      if (message.content) pieces.push('\n', message.content)
       for (const call of message.tool_calls) pieces.push(renderToolCall(call.function.name, call.function.arguments))
       pieces.push(IM_END, '\n')
       return
     }
-    pieces.push(IM_START, message.role + '\n' + (message.content ?? ''), IM_END, '\n')
+    pieces.push(IM_START, ROLE_LINE[message.role], message.content ?? '', IM_END, '\n')
   })
   pieces.push(IM_START, 'assistant\n')
   return pieces

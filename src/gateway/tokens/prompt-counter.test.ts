@@ -69,6 +69,23 @@ describe('PromptCounter', () => {
     expect(tokenizer.counted.filter((text) => text.length >= 64)).toEqual([`user\n${long('new question')}`])
   })
 
+  it('finds a history again in the fresh strings of the next request, and counts a changed message anew', () => {
+    const tokenizer = spiedTokenizer()
+    const counter = new PromptCounter(tokenizer)
+    const first = conversation(4)
+    counter.count(renderQwen2Prompt(first, tools))
+    tokenizer.counted.length = 0
+    // Each request parses its own body: equal texts in other string objects.
+    const again = JSON.parse(JSON.stringify(first)) as ChatMessage[]
+    const againTools = JSON.parse(JSON.stringify(tools)) as ChatTool[]
+    expect(counter.count(renderQwen2Prompt(again, againTools))).toBe(countTemplateTokens(renderQwen2Prompt(first, tools), o200kTokenizer))
+    expect(tokenizer.counted.filter((text) => text.length >= 64)).toEqual([])
+    // One character changed in an old message: that message is counted again, and right.
+    const changed = again.map((message, i) => (i === 3 ? { ...message, content: String(message.content).replace('fairly', 'fairlY') } : message))
+    expect(counter.count(renderQwen2Prompt(changed, againTools))).toBe(countTemplateTokens(renderQwen2Prompt(changed, tools), o200kTokenizer))
+    expect(tokenizer.counted.filter((text) => text.length >= 64)).toEqual([`${changed[3]!.role}\n${String(changed[3]!.content)}`])
+  })
+
   it('bounds its memory, dropping the least recently used runs first', () => {
     const tokenizer = spiedTokenizer()
     const counter = new PromptCounter(tokenizer, 2_000)

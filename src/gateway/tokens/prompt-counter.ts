@@ -1,4 +1,4 @@
-import { BoundedStringMap } from '../bounded-string-map'
+import { PartsMap } from '../parts-map'
 import type { TemplatePiece } from './chat-template'
 import { countInSlices } from './count-in-slices'
 import type { Tokenizer } from './tokenizer'
@@ -32,37 +32,48 @@ export interface PromptMeasure {
  * Counts rendered chat-template prompts with one tokenizer, remembering the count of every text
  * run (the text between two special tokens: one message, or a run of tool results) so that a
  * conversation's history is tokenized once, not on every turn. Runs are keyed by their full text,
+ * given as the template's pieces (a PartsMap: found by comparing the pieces, never by copying or
+ * hashing the client's text, so a history seen before costs a comparison, not a hash per turn),
  * so a hit is the exact count of exactly that text; memory is bounded (least recently used runs
- * are dropped first).
+ * are dropped first). The count is a function of the text alone, so one cache serves every
+ * organization and session without telling one anything of another's prompts but, as any shared
+ * cache does, through its timing.
  *
  * Counting run by run is exact: the tokenizer splits its input at special tokens before anything
  * else, so no token spans two runs.
  */
 export class PromptCounter {
   // One huge prompt may not push out everybody else's history (the map keeps no entry over a quarter).
-  private readonly counts: BoundedStringMap<number>
+  private readonly counts: PartsMap<number>
 
   constructor(
     private readonly tokenizer: Tokenizer,
     maxChars: number = DEFAULT_CACHE_CHARS,
   ) {
-    this.counts = new BoundedStringMap(maxChars)
+    this.counts = new PartsMap(maxChars)
   }
 
   measure(pieces: readonly TemplatePiece[]): PromptMeasure {
     let known = 0
-    const uncounted: string[] = []
-    let run = ''
+    // Runs the cache lacks: their pieces, joined only when they are tokenized.
+    const uncounted: string[][] = []
+    let run: string[] = []
+    let runLength = 0
     const close = () => {
-      if (run === '') return
-      const cached = run.length >= SHORTEST_CACHED_RUN ? this.lookup(run) : undefined
+      if (runLength === 0) {
+        run = []
+        return
+      }
+      const cached = runLength >= SHORTEST_CACHED_RUN ? this.counts.get(run) : undefined
       if (cached === undefined) uncounted.push(run)
       else known += cached
-      run = ''
+      run = []
+      runLength = 0
     }
     for (const piece of pieces) {
       if (typeof piece === 'string') {
-        run += piece
+        run.push(piece)
+        runLength += piece.length
       } else {
         close()
         known += 1
@@ -74,7 +85,8 @@ export class PromptCounter {
     let lowerBound = known
     let upperBound: number | undefined = tokenizer.bounds === undefined ? undefined : known
     let uncountedChars = 0
-    for (const text of uncounted) {
+    const texts = uncounted.map((parts) => parts.join(''))
+    for (const text of texts) {
       uncountedChars += text.length
       if (tokenizer.bounds === undefined) continue
       const bounds = tokenizer.bounds(text)
@@ -86,10 +98,10 @@ export class PromptCounter {
       upperBound,
       lowerBound,
       uncountedChars,
-      exact: () => (exact ??= uncounted.reduce((sum, text) => sum + this.remember(text, tokenizer.count(text)), known)),
+      exact: () => (exact ??= uncounted.reduce((sum, parts, index) => sum + this.remember(parts, tokenizer.count(texts[index]!)), known)),
       exactInSlices: async (limit) => {
         if (exact !== undefined) return exact
-        const tasks = uncounted.map((text) => tokenizer.startCount(text))
+        const tasks = texts.map((text) => tokenizer.startCount(text))
         const total = await countInSlices(tasks, known, limit, (index, count) => this.remember(uncounted[index]!, count))
         if (total <= limit) exact = total
         return total
@@ -108,13 +120,11 @@ export class PromptCounter {
     return { runs: entries, chars }
   }
 
-  private lookup(run: string): number | undefined {
-    return this.counts.get(run)
-  }
-
   /** Keeps a run's count (if the run is worth keeping) and returns it. */
-  private remember(run: string, count: number): number {
-    if (run.length >= SHORTEST_CACHED_RUN) this.counts.set(run, count)
+  private remember(parts: readonly string[], count: number): number {
+    let length = 0
+    for (const part of parts) length += part.length
+    if (length >= SHORTEST_CACHED_RUN) this.counts.set(parts, count)
     return count
   }
 }

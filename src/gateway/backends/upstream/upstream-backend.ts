@@ -13,6 +13,7 @@ import { lacksPath, upstreamBrokeOff, upstreamFailed, upstreamLacks, upstreamUna
 import { readWholeReply } from './whole-reply'
 import type { UpstreamForm } from './upstream-form'
 import { errorDetail, noAnswer, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
+import { outgoingBytes, outgoingText } from '../../http/json-splice'
 import { errorText } from '../../../shared/narrow'
 
 export interface UpstreamBackendOptions {
@@ -105,8 +106,8 @@ export class UpstreamBackend implements ModelBackend {
       const askForUsage = replica.acceptsStreamOptions
       const body = form.body(request, { model: replica.model ?? this.options.modelId, maxTokens: input.maxTokens, askForUsage })
       input.onSending?.(replica.id)
-      input.observer?.sent(replica.id, body)
-      const res = await postToReplica(replica, form.path, body, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
+      input.observer?.sent(replica.id, outgoingText(body))
+      const res = await postToReplica(replica, form.path, outgoingBytes(body), { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
       const status = res.statusCode ?? 0
       input.observer?.responded(status, res.rawHeaders)
       if (status >= 200 && status < 300) return res

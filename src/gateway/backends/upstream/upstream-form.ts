@@ -1,4 +1,5 @@
 import type { Usage } from '../../../shared/api/chat-response'
+import type { OutgoingJson } from '../../http/json-splice'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import { internalError } from '../../errors'
 import type { GenerationRequest, Prompt } from '../generation-request'
@@ -48,7 +49,7 @@ export interface UpstreamForm {
    * server has is the server's failure (502).
    */
   readonly mayBeMissing: boolean
-  body(request: GenerationRequest, options: UpstreamBodyOptions): string
+  body(request: GenerationRequest, options: UpstreamBodyOptions): OutgoingJson
   decoder(tokenizer: Tokenizer): UpstreamStreamDecoder
   /** A JSON reply; undefined when it holds no reply (no choices). */
   whole(reply: unknown): WholeReply | undefined

@@ -75,7 +75,7 @@ const httpsAgent = idleLimited(new HttpsAgent({ keepAlive: true, maxSockets: Inf
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'EPIPE'])
 
 /**
- * POST a JSON body to a replica and resolve with its response once the status and headers are in.
+ * POST a JSON body (its text, or its bytes) to a replica and resolve with its response once the status and headers are in.
  * Rejects with UpstreamConnectError: `timeout` when no headers came within the replica's timeout,
  * `aborted` when the signal fired (the request is destroyed, so the server sees the hang-up),
  * `unreachable` when no connection could be made or it broke before any response.
@@ -83,7 +83,7 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETU
 export function postToReplica(
   replica: Replica,
   path: string,
-  body: string,
+  body: string | Buffer,
   headers: Record<string, string>,
   signal: StopSignal,
 ): Promise<IncomingMessage> {
@@ -101,7 +101,7 @@ type Connection = 'pooled' | 'fresh'
 function attempt(
   replica: Replica,
   path: string,
-  body: string,
+  body: string | Buffer,
   headers: Record<string, string>,
   signal: StopSignal,
   connection: Connection,

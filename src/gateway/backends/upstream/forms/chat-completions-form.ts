@@ -1,3 +1,4 @@
+import { spliceClientMembers, type OutgoingJson } from '../../../http/json-splice'
 import { JsonTextCache } from '../../../http/json-text'
 import type { GenerationRequest } from '../../generation-request'
 import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from '../map-upstream-chunk'
@@ -22,8 +23,12 @@ export const chatCompletionsForm: UpstreamForm = {
  * as plain system text), the planned max_tokens (none when the model's default is none), and always an explicit `stream` — Mortar
  * defaults it to true, model servers to false. When streaming, usage is asked for whether or not
  * the client asked (Mortar drops it again for a client that didn't).
+ *
+ * Messages and tools that reach the model server as the client sent them (the same JSON value)
+ * go as the client's own bytes (http/json-splice.ts): only the top-level members around them are
+ * written anew, so a large prompt is neither quoted nor encoded again.
  */
-export function chatCompletionsBody(request: GenerationRequest, options: UpstreamBodyOptions): string {
+export function chatCompletionsBody(request: GenerationRequest, options: UpstreamBodyOptions): OutgoingJson {
   const prompt = promptOfKind(request, 'messages', 'chat completions')
   const body: Record<string, unknown> = {
     ...request.extraFields,
@@ -39,7 +44,7 @@ export function chatCompletionsBody(request: GenerationRequest, options: Upstrea
     if (prompt.parallelToolCalls !== undefined) body.parallel_tool_calls = prompt.parallelToolCalls
   }
   if (request.user !== undefined) body.user = request.user
-  return bodyJson.stringify(body)
+  return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => bodyJson.stringify(value)) ?? bodyJson.stringify(body)
 }
 
 /**
@@ -48,6 +53,8 @@ export function chatCompletionsBody(request: GenerationRequest, options: Upstrea
  * the prompt on the request path (docs/benchmark.md). One per process.
  */
 const bodyJson = new JsonTextCache()
+
+const SPLICED_MEMBERS = ['messages', 'tools']
 
 function wholeChatCompletion(reply: unknown): WholeReply | undefined {
   const completion = reply as { choices?: Array<{ message?: Record<string, unknown>; finish_reason?: unknown }>; usage?: unknown } | null

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { loadTokenizer } from '../../../tokens/tokenizer-registry'
 import type { GenerationRequest } from '../../generation-request'
+import { outgoingText } from '../../../http/json-splice'
 import { messagesForm } from './messages-form'
 
 const qwen = loadTokenizer('qwen2.5')
@@ -9,7 +10,7 @@ const form = messagesForm({ model: 'claude-x', max_tokens: 9000, messages: [{ ro
 describe('messagesForm', () => {
   it('sends the client’s body with the server’s model name, the planned max_tokens and stream', () => {
     const request = { stream: true } as GenerationRequest
-    expect(JSON.parse(form.body(request, { model: 'qwen', maxTokens: 100, askForUsage: true }))).toEqual({
+    expect(JSON.parse(outgoingText(form.body(request, { model: 'qwen', maxTokens: 100, askForUsage: true })))).toEqual({
       model: 'qwen',
       max_tokens: 100,
       messages: [{ role: 'user', content: 'hi' }],
@@ -18,7 +19,7 @@ describe('messagesForm', () => {
       stream: true,
     })
     // With no limit planned, the client's own stands: Anthropic requires one.
-    expect(JSON.parse(form.body({ stream: false } as GenerationRequest, { model: 'qwen', maxTokens: undefined, askForUsage: true })).max_tokens).toBe(9000)
+    expect(JSON.parse(outgoingText(form.body({ stream: false } as GenerationRequest, { model: 'qwen', maxTokens: undefined, askForUsage: true }))).max_tokens).toBe(9000)
   })
 
   it('reads a stream’s thinking, text and tool-call blocks, then its stop reason and the server’s usage', () => {

@@ -1,0 +1,122 @@
+import { isAscii } from 'node:buffer'
+import { MAX_JSON_DEPTH } from './json-depth'
+import { topLevelMembers, type Span } from './json-members'
+
+/** A request body as the gateway read it: the parsed value, its text, and its bytes. */
+export interface ClientBody {
+  readonly value: unknown
+  readonly text: string
+  readonly raw: Buffer
+}
+
+/**
+ * A JSON body written partly from the client's own bytes: `text` is the body (what capture keeps,
+ * built from slices of the client's text, so nothing is copied), `bytes` what goes on the wire.
+ */
+export class SplicedJson {
+  constructor(
+    readonly text: string,
+    readonly bytes: Buffer,
+  ) {}
+}
+
+/** A body for a model server: JSON text, or JSON spliced from the client's bytes. */
+export type OutgoingJson = string | SplicedJson
+
+export const outgoingText = (body: OutgoingJson): string => (typeof body === 'string' ? body : body.text)
+export const outgoingBytes = (body: OutgoingJson): string | Buffer => (typeof body === 'string' ? body : body.bytes)
+
+/**
+ * Spliced members shorter than this are written as JSON like the rest: re-serializing them costs
+ * less than the splice's bookkeeping.
+ */
+export const SHORTEST_SPLICED_CHARS = 2_048
+
+const membersOf = new WeakMap<ClientBody, Map<string, Span> | null>()
+
+/**
+ * Where the client's body holds member `name` with exactly `value` (the same JSON value, whatever
+ * its spacing, escapes or key order), as a span of its bytes; undefined when it does not, or when
+ * its bytes are not ASCII (then text offsets are not byte offsets, and decoding may have replaced
+ * invalid bytes, so the bytes might not be the text that was parsed).
+ */
+export function sentAsIs(source: ClientBody, name: string, value: unknown): Span | undefined {
+  let members = membersOf.get(source)
+  if (members === undefined) {
+    members = source.raw.length === source.text.length && isAscii(source.raw) ? (topLevelMembers(source.text) ?? null) : null
+    membersOf.set(source, members)
+  }
+  const span = members?.get(name)
+  if (span === undefined || typeof source.value !== 'object' || source.value === null) return undefined
+  return sameJson((source.value as Record<string, unknown>)[name], value, 0) ? span : undefined
+}
+
+/**
+ * Whether two values read as the same JSON: `JSON.stringify` of either parses to the other. Strings
+ * are compared with `===` — the gateway keeps the client's string objects, so mostly by reference;
+ * members that are undefined are absent, as `JSON.stringify` leaves them out.
+ */
+export function sameJson(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return typeof a !== 'function' && typeof a !== 'symbol'
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > MAX_JSON_DEPTH) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false
+    return true
+  }
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  let members = 0
+  for (const key of Object.keys(x)) {
+    const value = x[key]
+    if (value === undefined) continue
+    members++
+    if (!Object.hasOwn(y, key) || !sameJson(value, y[key], depth + 1)) return false
+  }
+  for (const key of Object.keys(y)) if (y[key] !== undefined) members--
+  return members === 0 && Object.getPrototypeOf(x) === Object.getPrototypeOf(y)
+}
+
+/**
+ * The JSON of `body` (a plain object of request data), with each member named in `spliceable`
+ * that the client sent as it is taken from the client's bytes instead of serialized again: no
+ * quoting of a prompt and no encoding of it for the socket, only a copy of its bytes. Undefined
+ * when none is sent as it is (or all such are short): serialize the body as usual.
+ */
+export function spliceClientMembers(
+  source: ClientBody | undefined,
+  body: Record<string, unknown>,
+  spliceable: readonly string[],
+  stringify: (value: unknown) => string,
+): SplicedJson | undefined {
+  if (source === undefined) return undefined
+  const spans = new Map<string, Span>()
+  let spliced = 0
+  for (const name of spliceable) {
+    const value = body[name]
+    if (value === undefined) continue
+    const span = sentAsIs(source, name, value)
+    if (span === undefined) continue
+    spans.set(name, span)
+    spliced += span.end - span.start
+  }
+  if (spliced < SHORTEST_SPLICED_CHARS) return undefined
+  const chunks: Buffer[] = []
+  let text = ''
+  let pending = '{'
+  for (const [name, value] of Object.entries(body)) {
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
+    pending += (pending === '{' && text === '' ? '' : ',') + JSON.stringify(name) + ':'
+    const span = spans.get(name)
+    if (span === undefined) {
+      pending += stringify(value)
+      continue
+    }
+    chunks.push(Buffer.from(pending), source.raw.subarray(span.start, span.end))
+    text += pending + source.text.slice(span.start, span.end)
+    pending = ''
+  }
+  pending += '}'
+  chunks.push(Buffer.from(pending))
+  return new SplicedJson(text + pending, Buffer.concat(chunks))
+}

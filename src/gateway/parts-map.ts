@@ -1,0 +1,120 @@
+/**
+ * How many characters of each part the fingerprint samples (spread over the part, its first and
+ * last included). Enough that two different texts of one length rarely share a bucket.
+ */
+const SAMPLES_PER_PART = 9
+/** At most this many entries share one fingerprint; the oldest of them goes first. */
+const BUCKET_LIMIT = 8
+
+interface Entry<V> {
+  readonly fingerprint: string
+  readonly parts: readonly string[]
+  readonly size: number
+  value: V
+}
+
+/**
+ * A map from texts given as their parts (a list of strings, read as their concatenation but never
+ * concatenated) to values, holding at most `maxChars` UTF-16 code units of keys and values'
+ * declared sizes, least recently used first out. Entries larger than a quarter of the budget are
+ * not kept.
+ *
+ * Why not a Map keyed by the text: a Map hashes its key, and V8 hashes a string of up to 16,383
+ * characters in full (~1.4 µs per KB here) — a conversation's history costs that on every turn —
+ * and a text built by `+` is copied whole (flattened) before it is hashed or compared. Here the key
+ * is a fingerprint of a few characters sampled from each part, and a hit is then proven by
+ * comparing the parts with `===`: V8 compares two flat strings natively (memcmp), without hashing
+ * or copying them. So a lookup costs a comparison of the text, not a hash and a copy of it.
+ *
+ * A hit is exactly the parts given (same count, each equal), so its value is that of exactly this
+ * text; a text split into parts differently is a miss, never a wrong value. Texts that share a
+ * fingerprint (a client can make them) share a bucket of at most BUCKET_LIMIT entries, so
+ * they cost at most that many comparisons, and push out only each other.
+ */
+export class PartsMap<V> {
+  private readonly buckets = new Map<string, Entry<V>[]>()
+  /** Every entry, least recently used first (a Map keeps insertion order). */
+  private readonly recency = new Map<Entry<V>, true>()
+  private usedChars = 0
+  private readonly largestEntry: number
+
+  constructor(private readonly maxChars: number) {
+    this.largestEntry = Math.floor(maxChars / 4)
+  }
+
+  /** The value kept for the text made of `parts` (and marks it most recently used), or undefined. */
+  get(parts: readonly string[]): V | undefined {
+    const entry = this.find(fingerprintOf(parts), parts)
+    if (entry === undefined) return undefined
+    this.recency.delete(entry)
+    this.recency.set(entry, true)
+    return entry.value
+  }
+
+  /** Keeps `value` for the text made of `parts`, counted as its length plus `valueChars`, if it fits the rule above. */
+  set(parts: readonly string[], value: V, valueChars = 0): void {
+    let length = 0
+    for (const part of parts) length += part.length
+    const size = length + valueChars
+    if (size > this.largestEntry) return
+    const fingerprint = fingerprintOf(parts)
+    if (this.find(fingerprint, parts) !== undefined) return
+    let bucket = this.buckets.get(fingerprint)
+    if (bucket === undefined) {
+      bucket = []
+      this.buckets.set(fingerprint, bucket)
+    } else if (bucket.length >= BUCKET_LIMIT) {
+      this.drop(bucket[0]!)
+    }
+    // The parts are copied into a list of their own: the caller's list may change; its strings cannot.
+    const entry: Entry<V> = { fingerprint, parts: parts.slice(), size, value }
+    bucket.push(entry)
+    this.recency.set(entry, true)
+    this.usedChars += size
+    for (const oldest of this.recency.keys()) {
+      if (this.usedChars <= this.maxChars) break
+      this.drop(oldest)
+    }
+  }
+
+  /** How many entries and characters it holds. */
+  get size(): { entries: number; chars: number } {
+    return { entries: this.recency.size, chars: this.usedChars }
+  }
+
+  private find(fingerprint: string, parts: readonly string[]): Entry<V> | undefined {
+    const bucket = this.buckets.get(fingerprint)
+    if (bucket === undefined) return undefined
+    for (const entry of bucket) if (sameParts(entry.parts, parts)) return entry
+    return undefined
+  }
+
+  private drop(entry: Entry<V>): void {
+    const bucket = this.buckets.get(entry.fingerprint)
+    if (bucket !== undefined) {
+      const at = bucket.indexOf(entry)
+      if (at !== -1) bucket.splice(at, 1)
+      if (bucket.length === 0) this.buckets.delete(entry.fingerprint)
+    }
+    if (this.recency.delete(entry)) this.usedChars -= entry.size
+  }
+}
+
+function sameParts(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** Each part's length and SAMPLES_PER_PART of its characters: constant work per part, whatever its length. */
+function fingerprintOf(parts: readonly string[]): string {
+  let key = ''
+  for (const part of parts) {
+    const length = part.length
+    key += length + ':'
+    if (length === 0) continue
+    const last = length - 1
+    for (let i = 0; i < SAMPLES_PER_PART; i++) key += String.fromCharCode(part.charCodeAt(Math.floor((last * i) / (SAMPLES_PER_PART - 1))))
+  }
+  return key
+}

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { ChatOpenAI } from '@langchain/openai'
@@ -12,7 +13,7 @@ import { startTestGateway, type TestGateway } from './harness'
 // with the scripted model (which repeats the last user message, and calls the first tool until the
 // conversation ends with tool results). Each runs in the dialect it needs; where the Mortar dialect
 // turns a library away, one test shows it doing what the spec says instead.
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
+const MODEL = DEFAULT_MODEL_ID
 
 let gw: TestGateway
 let openaiKey: string

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadTokenizer } from '../gateway/tokens/tokenizer-registry'
 import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
@@ -18,10 +19,10 @@ describe('POST /v1/completions against the scripted model', () => {
   afterAll(() => gw.close())
 
   it('answers JSON unless asked to stream: the prompt repeated, counted as written (no chat template)', async () => {
-    const completion = await gw.client().completions.create({ model: 'Qwen/Qwen2.5-7B-Instruct', prompt: 'Hello, Mortar', max_tokens: 50 })
+    const completion = await gw.client().completions.create({ model: DEFAULT_MODEL_ID, prompt: 'Hello, Mortar', max_tokens: 50 })
     expect(completion).toMatchObject({
       object: 'text_completion',
-      model: 'Qwen/Qwen2.5-7B-Instruct',
+      model: DEFAULT_MODEL_ID,
       choices: [{ text: 'Hello, Mortar', index: 0, logprobs: null, finish_reason: 'stop' }],
     })
     expect(completion.id).toMatch(/^cmpl-[0-9a-f]{24}$/)
@@ -30,7 +31,7 @@ describe('POST /v1/completions against the scripted model', () => {
   })
 
   it('a FIM prompt is read in its special tokens, never wrapped in the template; max_tokens defaults to 16', async () => {
-    const completion = await gw.client().completions.create({ model: 'Qwen/Qwen2.5-7B-Instruct', prompt: FIM })
+    const completion = await gw.client().completions.create({ model: DEFAULT_MODEL_ID, prompt: FIM })
     expect(completion.usage?.prompt_tokens).toBe(tokenizer.count(FIM))
     expect(completion.usage?.completion_tokens).toBe(16)
     expect(completion.choices[0]?.finish_reason).toBe('length')
@@ -39,7 +40,7 @@ describe('POST /v1/completions against the scripted model', () => {
 
   it('streams text_completion chunks, then the finish, the usage asked for and [DONE]', async () => {
     const stream = await gw.client().completions.create({
-      model: 'Qwen/Qwen2.5-7B-Instruct',
+      model: DEFAULT_MODEL_ID,
       prompt: ['Stream me, please'],
       stream: true,
       stream_options: { include_usage: true },
@@ -64,7 +65,7 @@ describe('POST /v1/completions against the scripted model', () => {
   })
 
   it('echo puts the prompt before the reply, streamed and not', async () => {
-    const whole = await gw.client().completions.create({ model: 'Qwen/Qwen2.5-7B-Instruct', prompt: 'abc', echo: true })
+    const whole = await gw.client().completions.create({ model: DEFAULT_MODEL_ID, prompt: 'abc', echo: true })
     expect(whole.choices[0]?.text).toBe('abcabc')
     const response = await gw.post('/v1/completions', { prompt: 'abc', echo: true, stream: true })
     const chunks = dataPayloads(await readEvents(response)) as Array<{ choices: Array<{ text: string }> }>
@@ -125,17 +126,17 @@ describe('POST /v1/completions through a model server', () => {
   })
 
   it('forwards natively to its /v1/completions: prompt, suffix and fields as sent, never a chat body', async () => {
-    const completion = await gw.client().completions.create({ model: 'Qwen/Qwen2.5-7B-Instruct', prompt: FIM, suffix: '\n', temperature: 0.2, stop: ['\n\n'] })
+    const completion = await gw.client().completions.create({ model: DEFAULT_MODEL_ID, prompt: FIM, suffix: '\n', temperature: 0.2, stop: ['\n\n'] })
     const sent = await fake.nextRequest()
     expect(sent.path).toBe('/v1/completions')
-    expect(sent.body).toEqual({ model: 'Qwen/Qwen2.5-7B-Instruct', prompt: FIM, suffix: '\n', temperature: 0.2, stop: ['\n\n'], stream: false, max_tokens: 16 })
+    expect(sent.body).toEqual({ model: DEFAULT_MODEL_ID, prompt: FIM, suffix: '\n', temperature: 0.2, stop: ['\n\n'], stream: false, max_tokens: 16 })
     expect(completion).toMatchObject({ object: 'text_completion', choices: [{ text: 'Hello from the model', finish_reason: 'stop' }] })
     expect(completion.id).toMatch(/^cmpl-/)
     expect(completion.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 })
   })
 
   it('streams its reply as text_completion chunks, usage only when asked', async () => {
-    const stream = await gw.client().completions.create({ model: 'Qwen/Qwen2.5-7B-Instruct', prompt: 'x', stream: true })
+    const stream = await gw.client().completions.create({ model: DEFAULT_MODEL_ID, prompt: 'x', stream: true })
     let text = ''
     let sawUsage = false
     for await (const chunk of stream) {

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,7 +14,7 @@ import { expectEnvelope } from '../test-kit/expect-envelope'
 // Ollama document them) — and, when nothing answers, no check at all.
 
 const qwen = loadTokenizer('qwen2.5')
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
+const MODEL = DEFAULT_MODEL_ID
 
 let fake: FakeModelServer
 beforeAll(async () => {

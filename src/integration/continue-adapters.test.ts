@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { constructLlmApi, type BaseLlmApi } from '@continuedev/openai-adapters'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeModelServer, type FakeModelServer } from '../test-kit/fake-model-server'
@@ -6,7 +7,7 @@ import { startTestGateway, type TestGateway } from './harness'
 // Continue's tab autocomplete, as its own adapter library calls Mortar: `completionStream`
 // (POST {apiBase}/completions, streamed) with a FIM-rendered prompt.
 
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
+const MODEL = DEFAULT_MODEL_ID
 const FIM = '<|fim_prefix|>function add(a, b) {\n  return <|fim_suffix|>\n}<|fim_middle|>'
 
 async function complete(api: BaseLlmApi, prompt: string): Promise<{ text: string; finish: Array<string | null> }> {

@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { constructLlmApi } from '@continuedev/openai-adapters'
 import { OpenAIEmbeddings } from '@langchain/openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,7 +8,7 @@ import { endOf, trafficClient } from './traffic-client'
 
 // The embedding clients of IDE tools and RAG libraries, unmodified, against a real `mortar serve`
 // with the scripted model: each sends its own defaults (base64 unless told, batches, its headers).
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
+const MODEL = DEFAULT_MODEL_ID
 
 let gw: TestGateway
 beforeAll(async () => {

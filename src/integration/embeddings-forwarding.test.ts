@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { FAKE_DIMENSIONS, fakeVector, startFakeEmbeddingsServer, type EmbeddingsFlavor, type FakeEmbeddingsServer } from './fixtures/fake-embeddings-server'
 import { startTestGateway, subscribeTelemetry, type TestGateway } from './harness'
@@ -6,7 +7,7 @@ import { endOf, trafficClient } from './traffic-client'
 // POST /v1/embeddings through `mortar serve --upstream`: forwarded to the model server's own
 // /v1/embeddings (vLLM, llama.cpp and Ollama reply shapes), vectors asked for as floats and given
 // to the client as it asked; a server without embeddings is a 501 that is remembered per replica.
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
+const MODEL = DEFAULT_MODEL_ID
 
 let fake: FakeEmbeddingsServer
 let gw: TestGateway

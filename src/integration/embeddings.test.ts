@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SCRIPTED_EMBEDDING_DIMENSIONS } from '../gateway/backends/scripted/hashed-embedding'
 import { MAX_SCRIPTED_EMBEDDING_TOKENS } from '../gateway/backends/scripted/scripted-embeddings'
@@ -5,7 +6,7 @@ import { startTestGateway, subscribeTelemetry, type TestGateway } from './harnes
 
 // POST /v1/embeddings against a real `mortar serve` with the scripted model, through the openai
 // SDK unmodified: its default asks for base64 and decodes it; `encoding_format: 'float'` is read as sent.
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct'
+const MODEL = DEFAULT_MODEL_ID
 
 let gw: TestGateway
 beforeAll(async () => {

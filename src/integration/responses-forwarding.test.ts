@@ -51,7 +51,7 @@ for (const speaksResponses of [false, true]) {
       const sent = await fake.nextRequest()
       expect(sent.path).toBe(expectedPath)
       if (speaksResponses) {
-        expect(sent.body).toMatchObject({ model: 'Qwen/Qwen2.5-7B-Instruct', instructions: 'Be brief.', input: [{ type: 'message', role: 'user', content: 'Hi' }], max_output_tokens: 50, temperature: 0.3, stream: false })
+        expect(sent.body).toMatchObject({ model: DEFAULT_MODEL_ID, instructions: 'Be brief.', input: [{ type: 'message', role: 'user', content: 'Hi' }], max_output_tokens: 50, temperature: 0.3, stream: false })
       } else {
         expect(sent.body).toMatchObject({
           messages: [

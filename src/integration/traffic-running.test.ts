@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CapturedFrame, Exchange, ExchangeFollowEvent, TrafficEvent } from '../shared/api/traffic'
 import { startForwardingGateway } from '../test-kit/forwarding-gateway'
@@ -55,7 +56,7 @@ describe('a running exchange', () => {
     if (started.type !== 'exchange.started') throw new Error('unreachable')
     expect(started.exchange).toMatchObject({ outcome: 'in_progress', status: null, duration_ms: null, client: { kind: 'key' } })
     const updated = await live.next(ofRequest('exchange.updated', id, (e) => 'exchange' in e && e.exchange.status === 200), DEADLINE)
-    expect(updated.type === 'exchange.updated' && updated.exchange).toMatchObject({ id: started.exchange.id, outcome: 'in_progress', model: 'Qwen/Qwen2.5-7B-Instruct', stream: true })
+    expect(updated.type === 'exchange.updated' && updated.exchange).toMatchObject({ id: started.exchange.id, outcome: 'in_progress', model: DEFAULT_MODEL_ID, stream: true })
 
     const listed = await trafficClient(gw.url, gw.ownerKey).list()
     expect(listed.data.find((row) => row.id === started.exchange.id)).toMatchObject({ outcome: 'in_progress', status: 200 })

@@ -47,7 +47,7 @@ export function buildCatalog(config: MortarConfig, overrides: ServeOverrides, en
       const tokenizer = loadTokenizer(model.tokenizer)
       const deployment = model.deployment
       const replicas = deployment?.kind === 'upstream' ? replicaSettings(deployment, env) : undefined
-      // config.json, else --default-max-tokens, else the reference's 1,024; null sends none.
+      // config.json, else --default-max-tokens, else DEFAULT_MAX_TOKENS (1,024); null sends none.
       const defaultMaxTokens = model.defaultMaxTokens !== undefined ? model.defaultMaxTokens : overrides.defaultMaxTokens !== undefined ? overrides.defaultMaxTokens : DEFAULT_MAX_TOKENS
       return {
         id: model.id,

@@ -4,7 +4,7 @@ import { invalidRequest, type GatewayError } from '../errors'
 import { renderQwen2Prompt, type TemplatePiece } from '../tokens/chat-template'
 import { promptCounterFor } from '../tokens/prompt-counter'
 
-/** The reference's max_tokens default, for models (and `mortar serve`) that set none. */
+/** The max_tokens a request without one gets, for models (and `mortar serve`) that set none (docs/api-decisions.md#max_tokens). */
 export const DEFAULT_MAX_TOKENS = 1024
 export const TEMPLATE_OVERHEAD_TOKENS = 32
 export const MIN_REPLY_TOKENS = 64

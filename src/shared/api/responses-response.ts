@@ -1,7 +1,7 @@
 /**
  * The reply contract of POST /v1/responses: the response object, its output items and its stream
- * events, with the fields OpenAI's API gives them (the openai SDK's `resources/responses` types
- * are the reference). Shared so that the gateway writes them and the inspector reads them with one
+ * events, with the fields OpenAI's API gives them, named and typed as the openai SDK's
+ * `resources/responses` types have them. Shared so that the gateway writes them and the inspector reads them with one
  * definition.
  */
 

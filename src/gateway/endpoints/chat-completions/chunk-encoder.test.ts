@@ -9,7 +9,7 @@ describe('ChunkEncoder', () => {
   const chunk = (choices: unknown[], extra: object = {}) =>
     JSON.stringify({ id, object: 'chat.completion.chunk', created: 1767225600, model, choices, ...extra })
 
-  it('writes each chunk kind byte for byte as the reference shows', () => {
+  it('writes each chunk kind byte for byte as JSON.stringify writes the documented chunk', () => {
     expect(encoder.role()).toBe(chunk([{ index: 0, delta: { role: 'assistant' }, logprobs: null, finish_reason: null }]))
     const tricky = 'line\nbreak "quote" \\ \u2028 \u0000 😀'
     expect(encoder.content(tricky)).toBe(chunk([{ index: 0, delta: { content: tricky }, logprobs: null, finish_reason: null }]))

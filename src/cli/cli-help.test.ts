@@ -52,7 +52,9 @@ describe('mistakes in how a command is called', () => {
     [['keys', 'create', '--nmae', 'ci'], 'mortar keys create: unknown option --nmae. Did you mean --name?', 'mortar keys create --help'],
     [['keys', 'list', '--jsn'], 'mortar keys list: unknown option --jsn. Did you mean --json?', 'mortar keys list --help'],
     [['keys', 'revoke'], 'mortar keys revoke: needs one key ID (the ID column of mortar keys list); got none.', 'mortar keys revoke --help'],
-    [['keys', 'frob'], 'mortar keys: unknown action frob. Use create, list, revoke, rotate.', 'mortar keys --help'],
+    [['keys', 'frob'], 'mortar keys: unknown action frob. Use create, list, revoke, rotate, import.', 'mortar keys --help'],
+    [['keys', 'import'], "mortar keys import: import copies keys.json into a cluster's Redis: give --redis URL (or set config.json's cluster.redis).", 'mortar keys import --help'],
+    [['keys', 'list', '--redis', 'http://127.0.0.1:1'], 'mortar keys list: --redis takes a redis:// or rediss:// URL; got http://….', 'mortar keys list --help'],
     [['frob'], 'mortar: unknown command frob.', 'mortar --help'],
   ])('mortar %j says what is wrong in a line, with a hint, and exits 2', (args, message, hint) => {
     const { code, out, err } = mortar(...args)

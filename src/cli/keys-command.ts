@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util'
 import { join } from 'node:path'
+import { FileKeyRecords } from '../gateway/auth/file-key-records'
 import { KeyStore } from '../gateway/auth/key-store'
 import { keyStatus, ROLES, type KeyRecord, type Role } from '../gateway/auth/key-records'
 import { UsageError, type CliIo } from './cli-io'
 import { defaultHome } from './home'
+import { openClusterKeys, type ClusterKeys } from './cluster-keys'
 import { parseDialect } from './parse-dialect'
 
 /** Each `mortar keys` action: its synopsis and what it does (the help text is made from these). */
@@ -24,9 +26,19 @@ export const KEYS_ACTIONS = {
     synopsis: 'mortar keys rotate ID [--json]',
     about: ['Revokes a key and makes its replacement (same name, role, org and dialect), printed once.'],
   },
+  import: {
+    synopsis: 'mortar keys import --redis URL [--json]',
+    about: [
+      "Copies the home's keys.json into a cluster's Redis (their hashes, as stored): keys already there",
+      '  (same ID) are left as they are. keys.json itself is left unchanged.',
+    ],
+  },
 } as const satisfies Record<string, { synopsis: string; about: readonly string[] }>
 
-const HOME_LINE = 'Every keys command takes --home DIR (default: $MORTAR_HOME or the user\'s config dir).'
+const HOME_LINE = [
+  "Every keys command takes --home DIR (default: $MORTAR_HOME or the user's config dir), and --redis URL",
+  "for a cluster's keys in Redis (default: config.json's cluster.redis; without either, the home's keys.json).",
+].join('\n')
 
 export const KEYS_USAGE = `Usage:
 ${Object.values(KEYS_ACTIONS)
@@ -42,8 +54,11 @@ export function keysHelp(action: string | undefined): string {
   return [`Usage: ${known.synopsis}`, ...known.about, HOME_LINE].join('\n')
 }
 
-/** `mortar keys …`: manage the API keys of a Mortar home. Holding the files is the authority here. */
-export function runKeysCommand(argv: string[], io: CliIo): number {
+/**
+ * `mortar keys …`: manage the API keys of a Mortar home — or of a cluster, in Redis, with `--redis`
+ * or config.json's `cluster.redis`. Holding the files (or Redis's password) is the authority here.
+ */
+export async function runKeysCommand(argv: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = argv
   const { values, positionals } = parseArgs({
     args: rest,
@@ -51,6 +66,7 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
     strict: true,
     options: {
       home: { type: 'string' },
+      redis: { type: 'string' },
       name: { type: 'string' },
       role: { type: 'string' },
       org: { type: 'string' },
@@ -59,22 +75,46 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
       json: { type: 'boolean', default: false },
     },
   })
-  const store = new KeyStore(join(values.home ?? defaultHome(), 'keys.json'))
+  if (action === undefined || !Object.hasOwn(KEYS_ACTIONS, action)) {
+    throw new UsageError(`${action === undefined ? 'which action?' : `unknown action ${action}.`} Use ${Object.keys(KEYS_ACTIONS).join(', ')}.`)
+  }
+  const home = values.home ?? defaultHome()
+  const cluster = await openClusterKeys(home, values.redis)
+  const store = cluster?.store ?? new KeyStore(join(home, 'keys.json'))
+  try {
+    return await runAction(action as keyof typeof KEYS_ACTIONS, { store, cluster, home, values, positionals, io })
+  } finally {
+    store.close()
+    cluster?.close()
+  }
+}
+
+interface KeysRun {
+  store: KeyStore
+  cluster: ClusterKeys | undefined
+  home: string
+  values: { name?: string | undefined; role?: string | undefined; org?: string | undefined; 'expires-in'?: string | undefined; dialect?: string | undefined; json: boolean }
+  positionals: string[]
+  io: CliIo
+}
+
+async function runAction(action: keyof typeof KEYS_ACTIONS, { store, cluster, home, values, positionals, io }: KeysRun): Promise<number> {
   const print = (record: KeyRecord, key?: string) => {
     if (values.json) io.out(JSON.stringify(key === undefined ? record : { key, ...record }))
     else io.out(describe(record, key))
   }
-
   switch (action) {
     case 'create': {
       if (values.name === undefined) throw new UsageError('--name NAME is required.')
-      const created = store.create({
-        name: values.name,
-        role: parseRole(values.role ?? 'member'),
-        ...(values.org !== undefined ? { org: values.org } : {}),
-        expiresInDays: parseExpiresIn(values['expires-in']),
-        ...(values.dialect !== undefined ? { dialect: parseDialect(values.dialect) } : {}),
-      })
+      const created = await store.change(
+        store.creation({
+          name: values.name,
+          role: parseRole(values.role ?? 'member'),
+          ...(values.org !== undefined ? { org: values.org } : {}),
+          expiresInDays: parseExpiresIn(values['expires-in']),
+          ...(values.dialect !== undefined ? { dialect: parseDialect(values.dialect) } : {}),
+        }),
+      )
       print(created.record, created.key)
       return 0
     }
@@ -85,7 +125,7 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
         return 0
       }
       if (records.length === 0) {
-        io.out('No keys yet. Create one with: mortar keys create --name NAME')
+        io.out(`No keys yet${cluster === undefined ? '' : ' in Redis'}. Create one with: mortar keys create --name NAME`)
         return 0
       }
       io.out(['ID', 'NAME', 'ORG', 'ROLE', 'DIALECT', 'KEY', 'STATUS', 'EXPIRES'].join('\t'))
@@ -95,20 +135,42 @@ export function runKeysCommand(argv: string[], io: CliIo): number {
       return 0
     }
     case 'revoke': {
-      const revoked = store.revoke(onlyId(positionals))
-      io.out(values.json ? JSON.stringify(revoked) : `Revoked ${revoked.id} (${revoked.name}). Requests with it are refused from now on; a running gateway ends its telemetry streams within a second or two.`)
+      const revoked = await store.change(store.revocation(onlyId(positionals)))
+      const reach = cluster === undefined ? 'a running gateway ends its telemetry streams within a second or two' : 'every instance of the cluster refuses it within a second'
+      io.out(values.json ? JSON.stringify(revoked) : `Revoked ${revoked.id} (${revoked.name}). Requests with it are refused from now on; ${reach}.`)
       return 0
     }
     case 'rotate': {
-      const rotated = store.rotate(onlyId(positionals))
+      const rotated = await store.change(store.rotation(onlyId(positionals)))
       print(rotated.record, rotated.key)
       if (!values.json) io.out(`The old key ${rotated.revoked.id} is revoked.`)
       return 0
     }
-    default:
-      throw new UsageError(
-        `${action === undefined ? 'which action?' : `unknown action ${action}.`} Use ${Object.keys(KEYS_ACTIONS).join(', ')}.`,
-      )
+    case 'import': {
+      if (cluster === undefined) throw new UsageError("import copies keys.json into a cluster's Redis: give --redis URL (or set config.json's cluster.redis).")
+      const file = new FileKeyRecords(join(home, 'keys.json'))
+      let fromFile: KeyRecord[]
+      try {
+        fromFile = file.read({ strict: true }).records
+      } finally {
+        file.close()
+      }
+      const imported = await store.change(importing(fromFile))
+      if (values.json) io.out(JSON.stringify(imported))
+      else io.out(`Imported ${imported.imported.length} of ${fromFile.length} keys from ${join(home, 'keys.json')} into Redis${imported.present.length > 0 ? ` (${imported.present.length} already there, left as they are)` : ''}.`)
+      return 0
+    }
+  }
+}
+
+/** Records not yet in the store (by ID) are added as they are; a record whose key hash is already there under another ID is left out too. */
+function importing(fromFile: readonly KeyRecord[]) {
+  return (records: readonly KeyRecord[]) => {
+    const ids = new Set(records.map((r) => r.id))
+    const hashes = new Set(records.map((r) => r.hash))
+    const added = fromFile.filter((r) => !ids.has(r.id) && !hashes.has(r.hash))
+    const result = { imported: added.map((r) => r.id), present: fromFile.filter((r) => !added.includes(r)).map((r) => r.id) }
+    return { records: added.length === 0 ? records : [...records, ...added], result }
   }
 }
 

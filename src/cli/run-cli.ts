@@ -15,6 +15,7 @@ Commands:
   keys list       list the API keys
   keys revoke     revoke a key
   keys rotate     replace a key
+  keys import     copy keys.json into a cluster's Redis
   help [command]  a command's help (also: mortar <command> --help)
 
 Options: --help, -h; --version, -v
@@ -48,7 +49,7 @@ export async function runCli(argv: string[], io: CliIo, env: ServeEnvironment = 
       case 'serve':
         return await serveUntilSignalled(rest, io, env)
       case 'keys':
-        return runKeysCommand(rest, io)
+        return await runKeysCommand(rest, io)
       case '--version':
       case '-v':
         io.out(MORTAR_VERSION)

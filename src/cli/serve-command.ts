@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { OPTIMIZER_MODES, optimizerModeSchema } from '../shared/api/optimizer'
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
@@ -14,6 +15,8 @@ import { MORTAR_VERSION } from '../gateway/version'
 import { ClusterOptionsError, redactRedisUrl } from '../gateway/cluster/cluster-options'
 import { UsageError, type CliIo } from './cli-io'
 import { defaultHome } from './home'
+import { FileKeyRecords } from '../gateway/auth/file-key-records'
+import { KeysUnavailableError, type KeyStore } from '../gateway/auth/key-store'
 import { parseDialect } from './parse-dialect'
 
 export const SERVE_USAGE = `Usage:
@@ -137,7 +140,10 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
   try {
     // Whatever can fail happens before the first line is printed, and a failure closes the
     // listener: a gateway that could not start must not keep the port or print a usable URL.
-    const firstKey = server.keys.createIfNone({ name: 'default', role: 'owner' })
+    // A cluster's keys are in Redis: keys.json's are not used there, and their presence says the
+    // home is not new (no first key is made behind the user's back; `mortar keys import` brings them).
+    const unusedFileKeys = server.cluster === undefined ? 0 : keysInFile(home)
+    const firstKey = unusedFileKeys > 0 ? undefined : await server.keys.createIfNone({ name: 'default', role: 'owner' })
     io.out(`Mortar ${MORTAR_VERSION}: gateway listening on ${server.url}`)
     io.out(`  OpenAI base URL: ${server.url}/v1`)
     // A one-time code, not a key: URLs stay in browser history (docs/security.md).
@@ -158,6 +164,11 @@ export async function startServe(argv: string[], io: CliIo, env: ServeEnvironmen
     }
     if (!(LOOPBACK_HOSTS as readonly string[]).includes(values.host) && values.host !== '::1') {
       io.err(`Warning: listening on ${values.host}, not only on this machine. Anyone who can reach it and holds a key can use it.`)
+    }
+    if (unusedFileKeys > 0 && knownEmpty(server.keys)) {
+      io.out('')
+      io.out(`The cluster's keys live in Redis, which has none; this home's keys.json has ${unusedFileKeys}, unused while clustered.`)
+      io.out(`  Bring them in: mortar keys import --home ${home} --redis ${redactRedisUrl(server.cluster?.redisUrl ?? '')}`)
     }
     if (firstKey !== undefined) {
       const { key, record } = firstKey
@@ -280,4 +291,26 @@ function describeDeployment(deployment: string | null, upstream: ServeOverrides[
   if (deployment === 'upstream' && upstream !== undefined) return `forwarded to ${upstream.urls.join(', ')}`
   if (deployment === 'scripted') return `scripted model, ${tokensPerSecond === 0 ? 'unpaced' : `${tokensPerSecond} tokens/s`}`
   return `deployment ${deployment}`
+}
+
+/** How many keys the home's keys.json holds (0 when it has none, or cannot be read). */
+function keysInFile(home: string): number {
+  try {
+    const file = new FileKeyRecords(join(home, 'keys.json'))
+    const count = file.read({ strict: true }).records.length
+    file.close()
+    return count
+  } catch {
+    return 0
+  }
+}
+
+/** Whether the store is known to hold no key (not when its records cannot be read now). */
+function knownEmpty(keys: KeyStore): boolean {
+  try {
+    return keys.isEmpty()
+  } catch (error) {
+    if (error instanceof KeysUnavailableError) return false
+    throw error
+  }
 }

@@ -80,7 +80,6 @@ export interface GatewayServer {
 
 /** The gateway on a real socket: what `mortar serve` and the desktop app both run. */
 export async function startGatewayServer(options: GatewayServerOptions): Promise<GatewayServer> {
-  const keys = new KeyStore(join(options.home, 'keys.json'))
   const catalog = new CatalogSource(options.home, {
     scriptedTokensPerSecond: options.scriptedTokensPerSecond ?? 0,
     ...(options.optimizerMode !== undefined ? { optimizerMode: options.optimizerMode } : {}),
@@ -94,7 +93,6 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
     ...limitsOfConfig(fromConfig),
     ...options.captureLimits,
   }).catch((error: unknown) => {
-    keys.close()
     catalog.close()
     throw error
   })
@@ -104,6 +102,7 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
   const redisUrl = options.cluster?.redisUrl ?? clusterConfig.redis
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'))
   let cluster: Cluster | undefined
+  let keys: KeyStore
   try {
     if (redisUrl !== undefined) {
       parseRedisUrl(redisUrl)
@@ -111,8 +110,10 @@ export async function startGatewayServer(options: GatewayServerOptions): Promise
       if (options.cluster?.instance !== undefined || clusterConfig.instance !== undefined) instanceName(options.cluster?.instance ?? clusterConfig.instance, options.port)
       cluster = await Cluster.open(redisUrl, log)
     }
+    // A cluster's keys live in Redis, read once here (bounded: commands time out), then followed.
+    keys = cluster === undefined ? new KeyStore(join(options.home, 'keys.json')) : new KeyStore(await cluster.keyRecords(clusterConfig.keyCacheSeconds))
   } catch (error) {
-    keys.close()
+    cluster?.close()
     catalog.close()
     capture.close()
     throw error

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
 import { KeyStore } from '../gateway/auth/key-store'
+import { runKeysCommand } from '../cli/keys-command'
+import type { CliIo } from '../cli/cli-io'
 import { spawnMortar, stopAllMortars } from '../cli/test-support/spawn-mortar'
 import { healthResponseSchema, type ClusterHealth } from '../shared/api/health'
 import { HeaderName } from '../shared/api/headers'
@@ -29,13 +32,23 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
 
   beforeEach(async () => {
     redis = await startRedisServer()
-    // One home for all instances: one keys.json, as on one machine (keys in Redis come separately).
+    // One home for all instances. Its keys.json is brought into Redis, where a cluster's keys live.
     home = mkdtempSync(join(tmpdir(), 'mortar-cluster-'))
     const keys = new KeyStore(join(home, 'keys.json'))
     key = keys.create({ name: 'team', role: 'owner' }).key
     otherOrgKey = keys.create({ name: 'stranger', org: 'acme' }).key
     keys.close()
+    const imported = await keysCommand(['import', '--home', home, '--redis', redis.url])
+    expect(imported).toEqual({ code: 0, out: [`Imported 2 of 2 keys from ${join(home, 'keys.json')} into Redis.`] })
   })
+
+  /** `mortar keys …`, in this process: what it printed and its exit code. */
+  async function keysCommand(argv: string[]): Promise<{ code: number; out: string[] }> {
+    const out: string[] = []
+    const io: CliIo = { out: (line) => void out.push(line), err: (line) => void out.push(line) }
+    const code = await runKeysCommand(argv, io)
+    return { code, out }
+  }
 
   afterEach(async () => {
     stopAllMortars()
@@ -432,5 +445,80 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     // Entries are written again on reconnect: stops through B reach A again.
     expect((await stop(b, later.id)).status).toBe(200)
     expect(await later.rest()).not.toMatch(/"finish_reason":"/)
+  })
+
+  /** Polls `instance` with `secret` until it answers `status`; how long that took after `since`. */
+  async function untilAnswered(instance: Instance, secret: string, status: number, since: number): Promise<number> {
+    const deadline = since + 10_000
+    for (;;) {
+      const response = await fetch(`${instance.url}/v1/models`, { headers: authorized(secret) })
+      await response.arrayBuffer()
+      if (response.status === status) return performance.now() - since
+      if (performance.now() > deadline) throw new Error(`${instance.name} never answered ${status}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+
+  it('keys live in Redis: one made through A works on B; revoked through A, or by the CLI, it is refused by B within a second', async () => {
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+    const created = await fetch(`${a.url}/v1/keys`, {
+      method: 'POST',
+      headers: { ...authorized(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ci-bot', role: 'member' }),
+    })
+    expect(created.status).toBe(201)
+    const bot = (await created.json()) as { id: string; key: string }
+    await untilAnswered(b, bot.key, 200, performance.now())
+    // B lists it too: one set of keys.
+    const listed = (await (await fetch(`${b.url}/v1/keys`, { headers: authorized(key) })).json()) as { data: Array<{ id: string }> }
+    expect(listed.data.map((k) => k.id)).toContain(bot.id)
+
+    const revoked = await fetch(`${a.url}/v1/keys/${bot.id}/revoke`, { method: 'POST', headers: authorized(key) })
+    expect(revoked.status).toBe(200)
+    const refusedAfter = await untilAnswered(b, bot.key, 401, performance.now())
+    expect(refusedAfter).toBeLessThan(1_000)
+    const refusal = await fetch(`${b.url}/v1/models`, { headers: authorized(bot.key) })
+    expect(await refusal.json()).toMatchObject({ error: { code: 'revoked_api_key' } })
+
+    // The CLI, against the same Redis: what it makes works everywhere, what it revokes stops everywhere.
+    const made = await keysCommand(['create', '--name', 'from-cli', '--json', '--home', home, '--redis', redis.url])
+    expect(made.code).toBe(0)
+    const cliKey = JSON.parse(made.out[0]!) as { id: string; key: string }
+    await Promise.all([untilAnswered(a, cliKey.key, 200, performance.now()), untilAnswered(b, cliKey.key, 200, performance.now())])
+    const since = performance.now()
+    expect((await keysCommand(['revoke', cliKey.id, '--home', home, '--redis', redis.url])).code).toBe(0)
+    const [onA, onB] = await Promise.all([untilAnswered(a, cliKey.key, 401, since), untilAnswered(b, cliKey.key, 401, since)])
+    expect(Math.max(onA, onB)).toBeLessThan(1_000)
+  })
+
+  it('Redis unreachable: key changes are refused with keys_unavailable, known keys work for the configured bound, then are refused until Redis is back', async () => {
+    // The CLI finds the cluster's Redis in config.json, as the instances could.
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ version: 1, cluster: { redis: redis.url, keyCacheSeconds: 2 } }))
+    const a = await startInstance('a')
+    expect((await fetch(`${a.url}/v1/models`, { headers: authorized(key) })).status).toBe(200)
+    await redis.kill()
+    await untilRedis(a, 'unavailable')
+    const change = await fetch(`${a.url}/v1/keys`, {
+      method: 'POST',
+      headers: { ...authorized(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'not-now' }),
+    })
+    expect(change.status).toBe(503)
+    expect(change.headers.get('x-should-retry')).toBe('true')
+    expect(await change.json()).toMatchObject({ error: { code: 'keys_unavailable', type: 'server_error' } })
+    // Within the bound the copy still answers (a request right after Redis went).
+    expect((await fetch(`${a.url}/v1/models`, { headers: authorized(key) })).status).toBe(200)
+    await untilAnswered(a, key, 503, performance.now())
+    const refused = await fetch(`${a.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: authorized(key),
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(refused.status).toBe(503)
+    expect(await refused.json()).toMatchObject({ error: { code: 'keys_unavailable', message: expect.stringContaining('Redis') } })
+    // The CLI says it cannot reach Redis, and changes nothing.
+    await expect(keysCommand(['list', '--home', home])).rejects.toThrow(/Cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+/)
+    await redis.restart()
+    await untilAnswered(a, key, 200, performance.now())
   })
 })

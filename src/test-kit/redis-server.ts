@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { LOOPBACK } from './loopback'
 
@@ -17,17 +19,21 @@ export interface RedisServer {
   port: number
   /** Kill it at once (SIGKILL, no save): Redis going away as a crash does. */
   kill(): Promise<void>
-  /** Start it again on the same port, empty. */
+  /**
+   * Start it again on the same port, with what it had written: its append-only file is synced on
+   * every write, as docs/cluster.md asks of a Redis that holds the keys.
+   */
   restart(): Promise<void>
   stop(): Promise<void>
 }
 
-/** A real, empty, memory-only Redis on a free loopback port, ready when this resolves. */
+/** A real, empty Redis on a free loopback port, its data in a temporary directory, ready when this resolves. */
 export async function startRedisServer(): Promise<RedisServer> {
   const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'mortar-redis-'))
   let child: ChildProcess | undefined
   const launch = async () => {
-    child = await launchRedis(port)
+    child = await launchRedis(port, dir)
   }
   const kill = async () => {
     const running = child
@@ -38,13 +44,17 @@ export async function startRedisServer(): Promise<RedisServer> {
     await exited
   }
   await launch()
-  return { url: `redis://${LOOPBACK}:${port}`, port, kill, restart: launch, stop: kill }
+  const stop = async () => {
+    await kill()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return { url: `redis://${LOOPBACK}:${port}`, port, kill, restart: launch, stop }
 }
 
-function launchRedis(port: number): Promise<ChildProcess> {
+function launchRedis(port: number, dir: string): Promise<ChildProcess> {
   const child = spawn(
     REDIS_SERVER,
-    ['--port', String(port), '--bind', LOOPBACK, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--maxmemory', '64mb'],
+    ['--port', String(port), '--bind', LOOPBACK, '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--protected-mode', 'yes', '--maxmemory', '64mb'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )
   return new Promise((resolve, reject) => {

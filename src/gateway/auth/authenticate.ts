@@ -53,6 +53,7 @@ export function authenticator(keys: KeyStore): (req: IncomingMessage) => KeyChec
     }
     const result = keys.authenticate(key)
     if (result.ok) return result
+    if (result.reason === 'unavailable') return { ok: false, error: new GatewayError('keys_unavailable', result.message), key: undefined }
     return { ok: false, error: keyRefused(result.reason), key: result.reason === 'invalid' ? undefined : result.key }
   }
 }

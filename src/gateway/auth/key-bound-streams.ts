@@ -11,10 +11,11 @@ interface BoundStream {
 /**
  * Long-lived streams that are not generations (the telemetry subscriptions), each bound to the key
  * that opened it, and ended when that key stops being valid: revoked, rotated away (the old key is
- * revoked) or expired. A key is checked again after every change this process makes to keys.json
- * (a revocation over /v1/keys ends its streams before the response is sent), and every
- * KEY_CHECK_INTERVAL_MS while any stream is open, which catches expiry and changes by other
- * processes (`mortar keys revoke`) — by the file's watcher or, failing it, a `stat`.
+ * revoked) or expired. A key is checked again after every change the store learns of (a revocation
+ * over /v1/keys ends its streams before the response is sent; one made on another instance of a
+ * cluster as soon as Redis announces it), and every KEY_CHECK_INTERVAL_MS while any stream is
+ * open, which catches expiry and changes by other processes (`mortar keys revoke`) — by the file's
+ * watcher or, failing it, a `stat`.
  */
 export class KeyBoundStreams {
   private readonly streams = new Set<BoundStream>()

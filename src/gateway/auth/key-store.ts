@@ -1,21 +1,20 @@
 import type { Dialect } from '../../shared/api/dialect'
-import { writeFileAtomic } from '../files/atomic-file'
-import { FileLockBusyError, FileLockError, withFileLock, withFileLockSync } from '../files/file-lock'
-import { parseJsonFile } from '../files/parse-json-file'
-import { WatchedFile } from '../files/watched-file'
 import { apiKeyHint, generateApiKey, hashApiKey, newKeyId } from './api-key'
+import { FileKeyRecords } from './file-key-records'
 import {
   DEFAULT_KEY_LIFETIME_DAYS,
   DEFAULT_ORG,
-  keyFileSchema,
   keyStatus,
   ORG_PATTERN,
   type KeyStatus,
-  type KeyFile,
   type KeyRecord,
   type Role,
 } from './key-records'
-import { errorText } from '../../shared/narrow'
+import type { KeyChange, KeyRecordsSource } from './key-records-source'
+import { KeyNotFoundError, KeyStoreError, KeysUnavailableError } from './key-store-errors'
+
+export type { KeyChange } from './key-records-source'
+export { KeyFileBusyError, KeyFileError, KeyNotFoundError, KeyStoreError, KeysUnavailableError } from './key-store-errors'
 
 export interface Principal {
   keyId: string
@@ -36,10 +35,8 @@ export type AuthenticationResult =
   | { ok: true; principal: Principal }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'expired' | 'revoked'; key: RefusedKey }
-
-export class KeyStoreError extends Error {
-  override name = 'KeyStoreError'
-}
+  /** The records cannot be known now (Redis away longer than the copy may be trusted). */
+  | { ok: false; reason: 'unavailable'; message: string }
 
 export interface CreateKeyOptions {
   name: string
@@ -51,63 +48,31 @@ export interface CreateKeyOptions {
   dialect?: Dialect | null | undefined
 }
 
-/**
- * A change of the key file, applied under its lock to the records as they are on disk then: returns
- * the new records and what to tell the caller, or throws (KeyStoreError) to change nothing.
- */
-export type KeyChange<T> = (records: readonly KeyRecord[], now: Date) => { records: readonly KeyRecord[]; result: T }
-
 /** Checks a change's target key against the file, under the lock; throws to refuse. */
 export type AuthorizeChange = (target: KeyRecord, records: readonly KeyRecord[]) => void
-
-/** The key file itself is the problem: it does not parse, or cannot be locked or written. */
-export class KeyFileError extends KeyStoreError {
-  override name = 'KeyFileError'
-}
-
-/** Another process held the key file's lock for the whole bounded wait. */
-export class KeyFileBusyError extends KeyFileError {
-  override name = 'KeyFileBusyError'
-}
-
-/** No key has that ID (in the file as it is now). */
-export class KeyNotFoundError extends KeyStoreError {
-  override name = 'KeyNotFoundError'
-  constructor(readonly id: string) {
-    super(`No key has the ID ${id}. \`mortar keys list\` shows them.`)
-  }
-}
-
-interface KeyIndex {
-  records: KeyRecord[]
-  byHash: Map<string, KeyRecord>
-  byId: Map<string, KeyRecord>
-}
 
 /** Whether a key still works; `unknown`: no longer in the file at all. */
 export type KeyValidity = KeyStatus | 'unknown'
 
 const EPHEMERAL_ID_PREFIX = 'ephemeral:'
 
-
 /**
- * The API keys of one Mortar home, in `keys.json`. The file is the source of truth and may be
- * changed by another process (`mortar keys revoke` while `mortar serve` runs): every lookup goes
- * through a WatchedFile, which re-reads it when it changed, so a revocation is effective from the
- * next request on. A corrupt file is never overwritten by us.
+ * The API keys of a gateway: their records in a KeyRecordsSource (keys.json, or Redis for a
+ * cluster) and the per-launch keys of its own window, which only this process knows. Every check
+ * reads the source's current records, so a revocation made anywhere counts as soon as the source
+ * knows of it.
  */
 export class KeyStore {
-  private readonly keys: WatchedFile<KeyIndex>
+  readonly source: KeyRecordsSource
   /** Per-launch keys (the UI's): in memory only, gone when the process exits. */
   private readonly ephemeral = new Map<string, Principal>()
-  private readonly changeListeners = new Set<() => void>()
 
   constructor(
-    readonly file: string,
+    /** A path means keys.json at that path. */
+    source: KeyRecordsSource | string,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.keys = new WatchedFile(file, (text) => indexKeys(text === undefined ? [] : parseKeyFile(file, text)))
-    this.keys.read({ strict: true })
+    this.source = typeof source === 'string' ? new FileKeyRecords(source) : source
   }
 
   list(): KeyRecord[] {
@@ -118,19 +83,25 @@ export class KeyStore {
     return this.currentRecords().length === 0
   }
 
-  /** Create a key; the file is changed under its lock (see `change`), blocking while another process holds it. */
+  /** Create a key, blocking while the file's lock is held (keys.json only: see `changeSync`). */
   create(options: CreateKeyOptions): { key: string; record: KeyRecord } {
     return this.changeSync(this.creation(options))
   }
 
-  /** A key only if the file has none yet, decided under the lock (two gateways starting at once make one). */
-  createIfNone(options: CreateKeyOptions): { key: string; record: KeyRecord } | undefined {
-    // Only an empty file is worth the lock: a home with keys may well be read-only.
-    if (!this.isEmpty()) return undefined
-    const create = this.creation(options)
-    return this.changeSync<{ key: string; record: KeyRecord } | undefined>((records, now) =>
-      records.length > 0 ? { records, result: undefined } : create(records, now),
-    )
+  /** A key only if the store has none yet, decided within the change (two gateways starting at once make one). */
+  async createIfNone(options: CreateKeyOptions): Promise<{ key: string; record: KeyRecord } | undefined> {
+    // Only an empty store is worth a change: a home with keys may well be read-only. Keys that
+    // cannot be read now (Redis away) are not known to be none: nothing is made.
+    try {
+      if (!this.isEmpty()) return undefined
+      const create = this.creation(options)
+      return await this.change<{ key: string; record: KeyRecord } | undefined>((records, now) =>
+        records.length > 0 ? { records, result: undefined } : create(records, now),
+      )
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) return undefined
+      throw error
+    }
   }
 
   revoke(id: string): KeyRecord {
@@ -142,38 +113,23 @@ export class KeyStore {
   }
 
   /**
-   * Apply a change to keys.json so that no other change, from this process or any other, can undo
-   * it: take the file's lock, re-read the file, apply, write it atomically, then release. Waits for
-   * the lock without blocking the event loop (the gateway's way); gives up with a KeyStoreError
-   * after LOCK_WAIT_MS. Resolves only once the new file is on disk.
+   * Apply a change so that no other change, from this process or any other, can undo it: against
+   * the records as the store holds them at that moment (under keys.json's lock; in Redis, checked
+   * against its version). Never blocks the event loop; resolves once the change is stored.
    */
-  async change<T>(change: KeyChange<T>): Promise<T> {
-    let result: T
-    try {
-      result = await withFileLock(this.file, () => this.applyLocked(change))
-    } catch (error) {
-      throw asKeyStoreError(error)
-    }
-    this.changed()
-    return result
+  change<T>(change: KeyChange<T>): Promise<T> {
+    return this.source.apply(change, this.now())
   }
 
-  /** `change`, blocking while it waits: for the CLI and start-up. */
+  /** `change`, blocking while it waits: for tests and tools on one machine's keys.json. */
   changeSync<T>(change: KeyChange<T>): T {
-    let result: T
-    try {
-      result = withFileLockSync(this.file, () => this.applyLocked(change))
-    } catch (error) {
-      throw asKeyStoreError(error)
-    }
-    this.changed()
-    return result
+    if (this.source.applySync === undefined) throw new KeyStoreError(`Keys in ${this.source.description} are changed asynchronously.`)
+    return this.source.applySync(change, this.now())
   }
 
-  /** Told after every change this process made to the file (streams bound to keys re-check them). */
+  /** Told after every change to the keys that this process learns of (streams bound to keys re-check them). */
   onChange(listener: () => void): () => void {
-    this.changeListeners.add(listener)
-    return () => this.changeListeners.delete(listener)
+    return this.source.onChange(listener)
   }
 
   /** A new key. The options are checked when it is applied, against the file as it is then. */
@@ -255,50 +211,44 @@ export class KeyStore {
     const hash = hashApiKey(key)
     const launchKey = this.ephemeral.get(hash)
     if (launchKey !== undefined) return { ok: true, principal: launchKey }
-    const record = this.keys.read({ strict: false }).byHash.get(hash)
+    let record: KeyRecord | undefined
+    try {
+      record = this.source.read({ strict: false }).byHash.get(hash)
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) return { ok: false, reason: 'unavailable', message: error.message }
+      throw error
+    }
     if (record === undefined) return { ok: false, reason: 'invalid' }
     const status = keyStatus(record, this.now())
     if (status !== 'active') return { ok: false, reason: status, key: { keyId: record.id, keyName: record.name } }
     return { ok: true, principal: { keyId: record.id, keyName: record.name, org: record.org, role: record.role, dialect: record.dialect } }
   }
 
-  /** Whether the key with this ID still works, by the file as it is now (the request path's lenient read). */
+  /**
+   * Whether the key with this ID still works, by the records as known now (the request path's
+   * lenient read). While they cannot be known (Redis away too long) a key keeps what it had:
+   * 'active', so no stream is ended for want of news.
+   */
   validityOf(keyId: string): KeyValidity {
     // Per-launch keys live as long as the process.
     if (keyId.startsWith(EPHEMERAL_ID_PREFIX)) return 'active'
-    const record = this.keys.read({ strict: false }).byId.get(keyId)
+    let record: KeyRecord | undefined
+    try {
+      record = this.source.read({ strict: false }).byId.get(keyId)
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) return 'active'
+      throw error
+    }
     return record === undefined ? 'unknown' : keyStatus(record, this.now())
   }
 
-  /** Stop watching keys.json (the gateway is closing). */
+  /** Stop following the source (the gateway is closing). */
   close(): void {
-    this.keys.close()
+    this.source.close()
   }
 
   private currentRecords(): KeyRecord[] {
-    return this.keys.read({ strict: true }).records
-  }
-
-  private changed(): void {
-    for (const listener of this.changeListeners) listener()
-  }
-
-  /** Under the lock: the file as it is now (re-parsed, never trusted from a cached identity), changed, written. */
-  private applyLocked<T>(change: KeyChange<T>): T {
-    this.keys.invalidate()
-    const current = this.currentRecords()
-    const { records, result } = change(current, this.now())
-    if (records === current) return result
-    const file: KeyFile = { version: 1, keys: [...records] }
-    try {
-      writeFileAtomic(this.file, JSON.stringify(file, null, 2) + '\n')
-    } catch (error) {
-      throw new KeyFileError(`Cannot write the key file ${this.file}: ${errorText(error)}`)
-    }
-    // Re-read at once, so memory and disk cannot disagree (even if the file is spoiled later).
-    this.keys.invalidate()
-    this.keys.read({ strict: true })
-    return result
+    return this.source.read({ strict: true }).records
   }
 }
 
@@ -306,23 +256,4 @@ function findKey(records: readonly KeyRecord[], id: string): KeyRecord {
   const record = records.find((r) => r.id === id)
   if (record === undefined) throw new KeyNotFoundError(id)
   return record
-}
-
-/** The lock's refusals as key-store errors, so the CLI prints them plainly and the API can map them. */
-function asKeyStoreError(error: unknown): unknown {
-  if (error instanceof FileLockBusyError) return new KeyFileBusyError(error.message)
-  if (error instanceof FileLockError) return new KeyFileError(error.message)
-  return error
-}
-
-function indexKeys(records: KeyRecord[]): KeyIndex {
-  return {
-    records,
-    byHash: new Map(records.map((record) => [record.hash, record])),
-    byId: new Map(records.map((record) => [record.id, record])),
-  }
-}
-
-function parseKeyFile(path: string, text: string): KeyRecord[] {
-  return parseJsonFile(path, text, keyFileSchema, 'key file', (message) => new KeyFileError(message)).keys
 }

@@ -5,6 +5,9 @@ export class ClusterOptionsError extends Error {
   override name = 'ClusterOptionsError'
 }
 
+/** While Redis is unreachable, how long an instance's last copy of the keys still accepts requests. */
+export const DEFAULT_KEY_CACHE_SECONDS = 600
+
 const INSTANCE_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/
 
 /** Checks a Redis URL the way ioredis reads it, so that a typo fails at start-up, not at the first stop. */

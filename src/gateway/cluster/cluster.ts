@@ -12,6 +12,7 @@ import { ClusterDedupe } from './cluster-dedupe'
 import { ClusterEventRelay } from './cluster-event-relay'
 import { GenerationDirectory, type DirectoryTiming } from './generation-directory'
 import { RedisLink } from './redis-link'
+import { DEFAULT_REDIS_KEY_TIMING, RedisKeyRecords } from './redis-key-records'
 
 /** What the gateway core asks of the cluster: nothing in it needs Redis to answer. */
 export interface ClusterPeer {
@@ -69,6 +70,14 @@ export class Cluster implements ClusterPeer {
     const lookup = new ExchangeLookup(this.link, instance, capture)
     capture.joinCluster(instance, trafficRelay, sharedExchanges(this.link, new ExchangeIndex(this.link), lookup))
     this.closers.push(() => trafficRelay.close(), () => lookup.close())
+  }
+
+  /** The cluster's API keys, read from Redis once (or found unreachable) before this resolves. */
+  async keyRecords(cacheSeconds: number): Promise<RedisKeyRecords> {
+    const records = new RedisKeyRecords(this.link, { ...DEFAULT_REDIS_KEY_TIMING, staleAfterMs: cacheSeconds * 1_000 })
+    this.closers.push(() => records.close())
+    await records.load()
+    return records
   }
 
   stopElsewhere(id: string, org: string): Promise<boolean> {

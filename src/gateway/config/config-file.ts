@@ -5,6 +5,7 @@ import { dialectSchema } from '../../shared/api/dialect'
 import { optimizerModeSchema, organizationOptimizeSchema } from '../../shared/api/optimizer'
 import { TOKENIZER_NAMES } from '../tokens/tokenizer-registry'
 import { parseJsonFile } from '../files/parse-json-file'
+import { DEFAULT_KEY_CACHE_SECONDS } from '../cluster/cluster-options'
 
 /**
  * `<home>/config.json`: the model catalog and each model's deployment. Documented in
@@ -117,8 +118,10 @@ export const configFileSchema = z
         redis: z.string().optional(),
         /** This instance's name; default: host name and port. */
         instance: z.string().optional(),
+        /** While Redis is unreachable, how long the last copy of the keys still accepts requests (docs/cluster.md). */
+        keyCacheSeconds: z.int().min(1).max(86_400).default(DEFAULT_KEY_CACHE_SECONDS),
       })
-      .default({}),
+      .default({ keyCacheSeconds: DEFAULT_KEY_CACHE_SECONDS }),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>()

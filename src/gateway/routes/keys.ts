@@ -3,7 +3,7 @@ import { createKeyRequestSchema, type ApiKeyObject, type KeyRole } from '../../s
 import { firstIssue, invalidFieldMessage } from '../../shared/api/first-issue'
 import { principalOf } from '../auth/authenticate'
 import { keyStatus, type KeyRecord } from '../auth/key-records'
-import { KeyFileBusyError, KeyFileError, KeyNotFoundError, KeyStoreError, type KeyChange, type KeyStore, type Principal } from '../auth/key-store'
+import { KeyFileBusyError, KeyFileError, KeyNotFoundError, KeyStoreError, KeysUnavailableError, type KeyChange, type KeyStore, type Principal } from '../auth/key-store'
 import { GatewayError, invalidRequest } from '../errors'
 import { readJsonBody } from '../http/read-json-body'
 import { sendJson } from '../http/send-json'
@@ -15,8 +15,9 @@ const RANK: Record<KeyRole, number> = { member: 0, admin: 1, owner: 2 }
  * keys needs the Admin or Owner role). Everything is scoped to the caller's organization; a key of
  * another org looks exactly like an unknown one. Who may act on which key (`mayManage`): an owner on
  * any key of its org, an admin on member keys and on itself — never on a peer admin or an owner.
- * No change may leave an organization without an active owner key. Every change runs under the key
- * file's lock, checked against the file as it is then (KeyStore.change).
+ * No change may leave an organization without an active owner key. Every change is checked
+ * against the keys as the store holds them when it is applied (KeyStore.change: under keys.json's
+ * lock, or against Redis's version for a cluster).
  */
 export function keysRouter(keys: KeyStore): express.Router {
   const router = express.Router()
@@ -106,12 +107,14 @@ const keyNotFound = (id: string) =>
 
 /**
  * The store's refusals mapped to the API: the key file's own problems (corrupt, unwritable, locked
- * too long) are the server's, named by file; anything else (already revoked…) is the caller's to fix.
+ * too long) and an unreachable Redis are the server's, named; anything else (already revoked…) is
+ * the caller's to fix.
  */
 function apiError(error: unknown): unknown {
   if (error instanceof KeyNotFoundError) return keyNotFound(error.id)
   if (error instanceof KeyFileBusyError) return new GatewayError('key_file_busy', error.message)
   if (error instanceof KeyFileError) return new GatewayError('key_file_error', error.message)
+  if (error instanceof KeysUnavailableError) return new GatewayError('keys_unavailable', error.message)
   if (error instanceof KeyStoreError) return invalidRequest(error.message)
   return error
 }

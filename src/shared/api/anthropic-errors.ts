@@ -48,6 +48,7 @@ export const ANTHROPIC_ERROR_TYPE: Readonly<Record<ErrorCode, AnthropicErrorType
   too_many_subscriptions: 'rate_limit_error',
   key_file_error: 'api_error',
   key_file_busy: 'overloaded_error',
+  keys_unavailable: 'overloaded_error',
   exchange_not_found: 'not_found_error',
   capture_unavailable: 'api_error',
   upstream_error: 'api_error',

@@ -53,6 +53,7 @@ export const ERROR_CODES = {
   too_many_subscriptions: { status: 429, type: 'rate_limit_error', retryable: false },
   key_file_error: { status: 503, type: 'server_error', retryable: false },
   key_file_busy: { status: 503, type: 'server_error', retryable: true },
+  keys_unavailable: { status: 503, type: 'server_error', retryable: true },
   exchange_not_found: { status: 404, type: 'not_found_error', retryable: false },
   capture_unavailable: { status: 503, type: 'server_error', retryable: false },
   upstream_error: { status: 502, type: 'upstream_error', retryable: true },

@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
 import { z } from 'zod'
+import { ANTHROPIC_ERROR_TYPES, type AnthropicErrorType } from '../shared/api/anthropic-errors'
 
 /**
  * The OpenAI error envelope exactly as the gateway writes it: `{"error": {message, type, param,
@@ -60,5 +61,30 @@ export function expectErrorPayload(payload: unknown, expected: ExpectedError = {
   expect(error).toMatchObject(fields)
   if (typeof message === 'string') expect(error.message).toContain(message)
   else if (message !== undefined) expect(error.message).toMatch(message)
+  return error
+}
+
+/**
+ * Anthropic's error envelope exactly as the gateway writes it for /v1/messages and its
+ * count_tokens: `{"type": "error", "error": {type, message}, "request_id"}`, those keys and no
+ * others, one of Anthropic's error types, a message that says something.
+ */
+const gatewayAnthropicEnvelopeSchema = z.strictObject({
+  type: z.literal('error'),
+  error: z.strictObject({ type: z.enum(ANTHROPIC_ERROR_TYPES), message: z.string().min(1) }),
+  request_id: z.string().nullable(),
+})
+
+export type AnthropicEnvelopeError = z.output<typeof gatewayAnthropicEnvelopeSchema>['error']
+
+/** An Anthropic endpoint's error body or stream error event: its envelope, with the type and message the test names. */
+export function expectAnthropicErrorPayload(payload: unknown, expected: { type?: AnthropicErrorType; message?: string | RegExp } = {}): AnthropicEnvelopeError {
+  const parsed = gatewayAnthropicEnvelopeSchema.safeParse(payload)
+  expect(parsed.success, `not the gateway's Anthropic error envelope: ${JSON.stringify(payload)}`).toBe(true)
+  if (!parsed.success) throw parsed.error
+  const { error } = parsed.data
+  if (expected.type !== undefined) expect(error.type).toBe(expected.type)
+  if (typeof expected.message === 'string') expect(error.message).toContain(expected.message)
+  else if (expected.message !== undefined) expect(error.message).toMatch(expected.message)
   return error
 }

@@ -53,8 +53,9 @@ describe('PartsMap', () => {
 
   it('holds texts that share a fingerprint apart, at most 8 of them, without passing its budget', () => {
     const map = new PartsMap<number>(100_000)
-    // Same length, same sampled characters (every 8th of 65), different in between.
-    const colliding = (i: number) => Array.from({ length: 65 }, (_, at) => (at % 8 === 0 ? 'a' : (i >> ((at % 8) - 1)) & 1 ? 'c' : 'b')).join('')
+    // Same length, same sampled characters (of 65, the fingerprint reads 0, 4, 8, 12, 17…), different in between.
+    const between = [1, 2, 3, 5]
+    const colliding = (i: number) => Array.from({ length: 65 }, (_, at) => (between.includes(at) && (i >> between.indexOf(at)) & 1 ? 'c' : 'a')).join('')
     const texts = Array.from({ length: 12 }, (_, i) => colliding(i))
     expect(new Set(texts).size).toBe(12)
     texts.forEach((text, i) => map.set([text], i))

@@ -1,13 +1,15 @@
+import { mix32 } from './mix32'
+
 /**
  * How many characters of each part the fingerprint samples (spread over the part, its first and
  * last included). Enough that two different texts of one length rarely share a bucket.
  */
-const SAMPLES_PER_PART = 9
+const SAMPLES_PER_PART = 16
 /** At most this many entries share one fingerprint; the oldest of them goes first. */
 const BUCKET_LIMIT = 8
 
 interface Entry<V> {
-  readonly fingerprint: string
+  readonly fingerprint: number
   readonly parts: readonly string[]
   readonly size: number
   value: V
@@ -32,7 +34,7 @@ interface Entry<V> {
  * they cost at most that many comparisons, and push out only each other.
  */
 export class PartsMap<V> {
-  private readonly buckets = new Map<string, Entry<V>[]>()
+  private readonly buckets = new Map<number, Entry<V>[]>()
   /** Every entry, least recently used first (a Map keeps insertion order). */
   private readonly recency = new Map<Entry<V>, true>()
   private usedChars = 0
@@ -82,7 +84,7 @@ export class PartsMap<V> {
     return { entries: this.recency.size, chars: this.usedChars }
   }
 
-  private find(fingerprint: string, parts: readonly string[]): Entry<V> | undefined {
+  private find(fingerprint: number, parts: readonly string[]): Entry<V> | undefined {
     const bucket = this.buckets.get(fingerprint)
     if (bucket === undefined) return undefined
     for (const entry of bucket) if (sameParts(entry.parts, parts)) return entry
@@ -106,15 +108,20 @@ function sameParts(a: readonly string[], b: readonly string[]): boolean {
   return true
 }
 
-/** Each part's length and SAMPLES_PER_PART of its characters: constant work per part, whatever its length. */
-function fingerprintOf(parts: readonly string[]): string {
-  let key = ''
+/**
+ * Each part's length and SAMPLES_PER_PART of its characters, mixed into 32 bits one by one (mix32):
+ * constant work per part, whatever its length, and a number for a key (no string to build or hash).
+ */
+function fingerprintOf(parts: readonly string[]): number {
+  let hash = parts.length
   for (const part of parts) {
     const length = part.length
-    key += length + ':'
+    hash = mix(hash, length)
     if (length === 0) continue
     const last = length - 1
-    for (let i = 0; i < SAMPLES_PER_PART; i++) key += String.fromCharCode(part.charCodeAt(Math.floor((last * i) / (SAMPLES_PER_PART - 1))))
+    for (let i = 0; i < SAMPLES_PER_PART; i++) hash = mix(hash, part.charCodeAt(Math.floor((last * i) / (SAMPLES_PER_PART - 1))))
   }
-  return key
+  return hash
 }
+
+const mix = (hash: number, value: number): number => mix32(hash + value)

@@ -4,6 +4,7 @@ import { toFetch, toOpenAiSdkPython, toOpenAiSdkTypeScript } from '../../logic/i
 import { toCurl, toJsonl } from '../../logic/inspector/exports'
 import type { StreamFrame } from '../../logic/inspector/stream-frames'
 import { saveFile } from '../../lib/save-file'
+import { ChoiceButtons } from '../common/ChoiceButtons'
 import { CopyButton } from '../common/CopyButton'
 
 type Format = 'curl' | 'jsonl' | 'sdk' | 'python' | 'fetch'
@@ -40,17 +41,7 @@ export function ExportPanel({ exchange, frames, frameCount }: ExportPanelProps) 
   return (
     <div className="export">
       <div className="export__bar">
-        {FORMATS.map((f) => (
-          <button
-            key={f.id}
-            type="button"
-            className={`button button--small ${f.id === format ? 'button--active' : ''}`}
-            onClick={() => setFormat(f.id)}
-            data-testid={`export-${f.id}`}
-          >
-            {f.label}
-          </button>
-        ))}
+        <ChoiceButtons choices={FORMATS} chosen={format} onChoose={setFormat} testIdPrefix="export-" />
         <span className="spacer" />
         <CopyButton text={text} testId="export-copy" />
         <button type="button" className="button button--small" onClick={() => saveFile(text, current.file, current.type)} data-testid="export-download">

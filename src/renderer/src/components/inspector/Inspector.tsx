@@ -4,6 +4,7 @@ import type { CapturedInspection } from '../../logic/inspector/captured-exchange
 import { summarizeEmbeddings } from '../../logic/inspector/embeddings-reply'
 import { exchangeMetrics, headerValue, isEventStream, isRunning } from '../../logic/inspector/exchange'
 import type { ExchangeSnapshot, StopState } from '../../lib/exchange-run'
+import { ChoiceButtons } from '../common/ChoiceButtons'
 import { Tabs } from '../common/Tabs'
 import { EmbeddingsView } from './EmbeddingsView'
 import { ExportPanel } from './ExportPanel'
@@ -52,6 +53,10 @@ interface InspectorProps {
 
 /** Which frames the split shows: what the client got, or what the model server sent. */
 type Side = 'client' | 'upstream'
+const SIDES: ReadonlyArray<{ id: Side; label: string }> = [
+  { id: 'client', label: 'What the client got' },
+  { id: 'upstream', label: 'What the model server sent' },
+]
 
 export function Inspector({ snapshot, elapsed, onEditAndResend, captured, actions }: InspectorProps) {
   const [section, setSection] = useState<Section>('reports')
@@ -104,22 +109,7 @@ export function Inspector({ snapshot, elapsed, onEditAndResend, captured, action
       {streamed ? <Timeline frames={frames} count={frameCount} spanMs={metrics.durationMs ?? elapsed} responseAt={exchange.response?.at ?? null} /> : null}
       {captured?.upstream != null ? (
         <div className="inspector__sides" role="group" aria-label="Which side of the exchange">
-          <button
-            type="button"
-            className={`button button--small ${side === 'client' ? 'button--active' : ''}`}
-            onClick={() => setSide('client')}
-            data-testid="side-client"
-          >
-            What the client got
-          </button>
-          <button
-            type="button"
-            className={`button button--small ${side === 'upstream' ? 'button--active' : ''}`}
-            onClick={() => setSide('upstream')}
-            data-testid="side-upstream"
-          >
-            What the model server sent
-          </button>
+          <ChoiceButtons choices={SIDES} chosen={side} onChoose={setSide} testIdPrefix="side-" />
           <span className="muted">{side === 'upstream' ? `from ${captured.upstream.replica}, HTTP ${captured.upstream.status ?? '—'}` : ''}</span>
         </div>
       ) : null}

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react'
 import { diffLines, foldUnchanged, hasChanges, prettyJsonText } from '../../logic/inspector/line-diff'
 import { BodyDiff } from './BodyDiff'
+import { ChoiceButtons } from '../common/ChoiceButtons'
 
 type Shown = 'received' | 'model' | 'diff'
 
@@ -16,26 +17,15 @@ export function RequestBodies({ received, model }: RequestBodiesProps) {
   const diff = useMemo(() => (model === null ? null : diffLines(prettyJsonText(received), prettyJsonText(model))), [received, model])
   const changed = diff !== null && hasChanges(diff)
   const [shown, setShown] = useState<Shown>(changed ? 'diff' : 'received')
-  const views: ReadonlyArray<{ id: Shown; label: string; enabled: boolean }> = [
-    { id: 'received', label: 'As received', enabled: true },
-    { id: 'model', label: 'As the model saw it', enabled: model !== null },
-    { id: 'diff', label: 'Diff', enabled: changed },
+  const views: ReadonlyArray<{ id: Shown; label: string; disabled: boolean }> = [
+    { id: 'received', label: 'As received', disabled: false },
+    { id: 'model', label: 'As the model saw it', disabled: model === null },
+    { id: 'diff', label: 'Diff', disabled: !changed },
   ]
   return (
     <div className="request-bodies">
       <div className="export__bar">
-        {views.map((view) => (
-          <button
-            key={view.id}
-            type="button"
-            className={`button button--small ${shown === view.id ? 'button--active' : ''}`}
-            disabled={!view.enabled}
-            onClick={() => setShown(view.id)}
-            data-testid={`request-body-${view.id}`}
-          >
-            {view.label}
-          </button>
-        ))}
+        <ChoiceButtons choices={views} chosen={shown} onChoose={setShown} testIdPrefix="request-body-" />
         <span className="muted" data-testid="request-body-note">
           {model === null
             ? 'No generation started, so the model saw nothing.'

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { setupSnippets, type SetupSnippet, type SetupTarget } from '../../logic/setup-snippets'
 import type { ApiKeysState } from '../../hooks/use-api-keys'
+import { ChoiceButtons } from '../common/ChoiceButtons'
 import { CopyButton } from '../common/CopyButton'
 
 /**
@@ -23,17 +24,7 @@ export function SetupSnippets({ target, keys }: { target: SetupTarget; keys: Api
         <code>mortar keys create</code>).
       </p>
       <div className="inline">
-        {snippets.map((s) => (
-          <button
-            key={s.id}
-            type="button"
-            className={`button button--small ${s.id === active ? 'button--active' : ''}`}
-            onClick={() => setActive(s.id)}
-            data-testid={`snippet-${s.id}`}
-          >
-            {s.title}
-          </button>
-        ))}
+        <ChoiceButtons choices={snippets.map((s) => ({ id: s.id, label: s.title }))} chosen={active} onChoose={setActive} testIdPrefix="snippet-" />
       </div>
       {snippet !== undefined ? (
         <div className="snippet">

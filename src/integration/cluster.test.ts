@@ -349,28 +349,36 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     expect((await getExchange(b, ofA.id, key)).status).toBe(404)
   })
 
-  it('identical dedupe requests on A and B share one generation: one completion ID, B shared; a different body under the key is a 409 on B', async () => {
-    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
-    const dedupe = (instance: Instance, content: string) =>
-      fetch(`${instance.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { ...authorized(key), [HeaderName.dedupe]: 'in-flight', [HeaderName.idempotencyKey]: 'build-42' },
-        body: JSON.stringify({ messages: [{ role: 'user', content }], stream: false }),
-      })
-    // About ten seconds at 40 tokens/s: B's requests arrive while A's generation runs.
-    const prompt = 'shared '.repeat(400)
-    const leader = dedupe(a, prompt)
-    // A holds the key once its entry is in Redis: B then finds a leader rather than racing for it.
+  const dedupeAs = (idempotencyKey: string) => (instance: Instance, content: string, signal?: AbortSignal) =>
+    fetch(`${instance.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...authorized(key), [HeaderName.dedupe]: 'in-flight', [HeaderName.idempotencyKey]: idempotencyKey },
+      body: JSON.stringify({ messages: [{ role: 'user', content }], stream: false }),
+      ...(signal !== undefined ? { signal } : {}),
+    })
+
+  /** Polls Redis until `count` keys match `pattern` (an instance's entries appear within milliseconds). */
+  async function untilKeys(pattern: string, count: number, what: string): Promise<void> {
     const redisClient = new Redis(redis.url)
     try {
       const deadline = Date.now() + 15_000
-      while ((await redisClient.exists('mortar:dedupe:default:build-42')) === 0) {
-        if (Date.now() > deadline) throw new Error('A never took the dedupe key')
+      while ((await redisClient.keys(pattern)).length < count) {
+        if (Date.now() > deadline) throw new Error(what)
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
     } finally {
       redisClient.disconnect()
     }
+  }
+
+  it('identical dedupe requests on A and B share one generation: one completion ID, B shared; a different body under the key is a 409 on B', async () => {
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+    const dedupe = dedupeAs('build-42')
+    // About ten seconds at 40 tokens/s: B's requests arrive while A's generation runs.
+    const prompt = 'shared '.repeat(400)
+    const leader = dedupe(a, prompt)
+    // A holds the key once its entry is in Redis: B then finds a leader rather than racing for it.
+    await untilKeys('mortar:dedupe:default:build-42', 1, 'A never took the dedupe key')
     const [follower, conflicting] = await Promise.all([dedupe(b, prompt), dedupe(b, 'something else')])
     expect(conflicting.status).toBe(409)
     expect(((await conflicting.json()) as { error: { code: string } }).error.code).toBe('idempotency_key_conflict')
@@ -385,6 +393,27 @@ describeWithRedis('several gateways sharing one Redis (real redis-server, real `
     const again = await dedupe(b, prompt)
     expect(again.headers.get(HeaderName.dedupe)).toBe('leader')
     expect(((await again.json()) as { id: string }).id).not.toBe(ledBody!.id)
+  })
+
+  it("a shared generation goes on when the leader's own client leaves while a follower on B still waits", async () => {
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
+    const dedupe = dedupeAs('build-43')
+    // About five seconds at 40 tokens/s: the leader's client leaves early, the follower waits to the end.
+    const prompt = 'shared '.repeat(200)
+    const leaving = new AbortController()
+    const leader = dedupe(a, prompt, leaving.signal).catch(() => undefined)
+    await untilKeys('mortar:dedupe:default:build-43', 1, 'A never took the dedupe key')
+    const follower = dedupe(b, prompt)
+    // B counts itself among the leader's participants (its token in Redis) before A's client goes.
+    await untilKeys('mortar:dedupe:default:build-43\u0000followers*', 1, 'B never registered as a follower')
+    leaving.abort()
+    await leader
+    const shared = await follower
+    expect(shared.status).toBe(200)
+    expect(shared.headers.get(HeaderName.dedupe)).toBe('shared')
+    const body = (await shared.json()) as { choices: Array<{ finish_reason: string; message: { content: string } }> }
+    expect(body.choices[0]?.finish_reason).toBe('stop')
+    expect(body.choices[0]?.message.content.length).toBeGreaterThan(0)
   })
 
   it('a session keeps its model-server replica whichever instance it lands on (the same rendezvous ranking everywhere)', async () => {

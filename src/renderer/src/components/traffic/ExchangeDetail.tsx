@@ -40,6 +40,7 @@ export function ExchangeDetail({ exchange, baseUrl, onOpenInPlayground, onOpenSe
         {' · '}
         {exchange.method} {exchange.request.url}
         {exchange.replica !== null ? ` · served by ${exchange.replica}` : exchange.deployment !== null ? ` · ${exchange.deployment}` : ''}
+        {exchange.instance !== undefined ? ` · on ${exchange.instance}` : ''}
         {exchange.usage_source !== null ? ` · usage: ${exchange.usage_source}` : ''}
         {exchange.truncated !== null ? (
           <span className="field__problem" data-testid="traffic-detail-truncated">

@@ -17,7 +17,11 @@ function outcomeText(row: ExchangeSummary): string {
  * the least widths add up to less than a 1280 px window, so every title is whole there.
  */
 export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
-  { ...fixedColumn('Time', 88), cell: (row) => <span>{formatClock(row.started_at)}</span> },
+  {
+    ...fixedColumn('Time', 88),
+    // In a cluster, the instance that served it, without a column of its own.
+    cell: (row) => <span title={row.instance !== undefined ? `Served by ${row.instance}` : undefined}>{formatClock(row.started_at)}</span>,
+  },
   {
     ...fixedColumn('Status', 52),
     cell: (row) => (

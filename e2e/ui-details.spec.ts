@@ -76,6 +76,9 @@ test('a tool-call reply shows no empty text box, and tool_choice shows whole fun
 })
 
 test('a non-streamed request waits for its body, not in an empty frames table', async ({ page }) => {
+  // About 3 s of paced generation on top of a gateway start: on a loaded two-core machine that
+  // alone has taken 16 s.
+  test.setTimeout(60_000)
   server = await startMortarServer({ args: ['--scripted-tps', '40'] })
   await openUi(page, server)
   await setMessage(page, words(120))
@@ -83,7 +86,7 @@ test('a non-streamed request waits for its body, not in an empty frames table', 
   await page.getByTestId('send-button').click()
   await expect(page.getByTestId('raw-body')).toHaveText('Waiting for the response…')
   await expect(page.getByTestId('frame-row')).toHaveCount(0)
-  await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished', { timeout: 15_000 })
+  await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished', { timeout: 30_000 })
   await expect(page.getByTestId('raw-body')).toContainText('"object":"chat.completion"')
 })
 

@@ -134,6 +134,16 @@ describe('POST /v1/messages against the scripted model', () => {
     expect(inspection.client.reply.toolCalls).toMatchObject([{ name: 'get_weather', arguments: '{"city":""}' }])
   })
 
+  it('answers the text of a turn with an image, and counts it without the image: the scripted model reads text only', async () => {
+    const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo=' } }
+    const withImage = { model: DEFAULT_MODEL_ID, messages: [{ role: 'user' as const, content: [image, { type: 'text' as const, text: 'What is this?' }] }] }
+    const message = await client.messages.create({ ...withImage, max_tokens: 16 })
+    expect(message.content).toEqual([{ type: 'text', text: 'What is this?' }])
+    const textOnly = await client.messages.countTokens({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'What is this?' }] })
+    expect(await client.messages.countTokens(withImage)).toEqual(textOnly)
+    expect(message.usage.input_tokens).toBe(textOnly.input_tokens)
+  })
+
   it('refuses in Anthropic’s envelope: a missing max_tokens (400), an unknown model (404), a bad key (401), on count_tokens too', async () => {
     const missing = await gw.post('/v1/messages', { model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'x' }] })
     expect(missing.status).toBe(400)

@@ -74,9 +74,10 @@ describe('the Responses request contract', () => {
     expect(issue.message).toContain('store: false')
   })
 
-  it('refuses previous_response_id and conversation: Mortar stores no responses', () => {
+  it('refuses previous_response_id, conversation and a stored prompt: Mortar stores none of them', () => {
     expect(refused({ input: 'x', previous_response_id: 'resp_1' }).message).toContain('whole conversation')
     expect(refused({ input: 'x', conversation: 'conv_1' }).param).toBe('conversation')
+    expect(refused({ input: 'x', prompt: { id: 'pmpt_1', variables: { city: 'Paris' } } })).toMatchObject({ param: 'prompt', message: expect.stringContaining('stores no prompts') })
   })
 
   it('serves function tools and leaves the other kinds out, remembering which', () => {
@@ -105,6 +106,15 @@ describe('the Responses request contract', () => {
     expect(refused({ input: 'x', tools: [{ type: 'function', name: 'a' }], tool_choice: { type: 'function', name: 'b' } }).param).toBe('tool_choice.name')
     expect(refused({ input: 'x', tool_choice: 'required' }).param).toBe('tool_choice')
     expect(refused({ input: 'x', tool_choice: { type: 'web_search' } }).message).toContain('function tools only')
+  })
+
+  it('refuses allowed_tools that require a call of tools it does not serve, and narrows to the function ones', () => {
+    const tools = [{ type: 'function', name: 'a' }, { type: 'web_search' }]
+    expect(refused({ input: 'x', tools, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'web_search' }] } }).param).toBe('tool_choice.tools')
+    expect(refused({ input: 'x', tools, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }] } }).param).toBe('tool_choice.tools')
+    expect(accepted({ input: 'x', tools, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'a' }, { type: 'web_search' }] } }).toolChoice).toMatchObject({ mode: 'required' })
+    // Without a required call, a choice of only other kinds leaves the model free to answer in text.
+    expect(accepted({ input: 'x', tools, tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'web_search' }] } }).toolChoice).toMatchObject({ mode: 'auto' })
   })
 
   it('reads max_output_tokens, stream, store and the sampling fields; null is absent', () => {

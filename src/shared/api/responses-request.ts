@@ -201,6 +201,7 @@ export const responsesRequestSchema = z
       parallel_tool_calls: optional(z.boolean({ error: 'must be a boolean' })),
       previous_response_id: optional(text),
       conversation: optional(z.unknown()),
+      prompt: optional(z.unknown()),
       user: optional(text),
       prompt_cache_key: optional(text),
       temperature: optional(z.number({ error: 'must be a number' })),
@@ -228,6 +229,15 @@ export const responsesRequestSchema = z
         message: 'is not supported: Mortar stores no conversations, so send the whole conversation in `input`',
       })
     }
+    // A stored prompt template (`prompt: {id, variables}`) lives on OpenAI's servers: answering
+    // without it would be answering another question.
+    if (body.prompt !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prompt'],
+        message: 'is not supported: Mortar stores no prompts, so send the instructions and input themselves',
+      })
+    }
     const functions = (body.tools ?? []).filter(isFunctionTool)
     const names = new Set<string>()
     for (const [index, tool] of (body.tools ?? []).entries()) {
@@ -251,6 +261,11 @@ export const responsesRequestSchema = z
     }
     if (functions.length === 0 && (choice === 'required' || (typeof choice === 'object' && choice.type === 'allowed_tools' && choice.mode === 'required'))) {
       ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'requires a tool call, and `tools` has no function tool' })
+    } else if (typeof choice === 'object' && choice.type === 'allowed_tools' && choice.mode === 'required') {
+      // Only function tools are served: a required call of only other kinds could never be made.
+      if (!choice.tools.some((tool) => tool.type === 'function' && tool.name !== undefined && names.has(tool.name))) {
+        ctx.addIssue({ code: 'custom', path: ['tool_choice', 'tools'], message: 'requires a tool call, and names no function tool of `tools`: Mortar serves function tools only' })
+      }
     }
   })
 

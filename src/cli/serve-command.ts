@@ -45,7 +45,7 @@ export const SERVE_USAGE = `Usage:
   --capture-max-mb, --capture-max-exchanges: the store's limits (memory: 64 MiB, 5000; disk: 512 MiB,
     100000); --capture-retention-days: how long disk keeps exchanges (default 7). docs/traffic.md.
   --dialect: the API dialect for keys that don't choose one, unless config.json names one (default
-    mortar, the spec's: \`stream\` defaults to true; openai: OpenAI's defaults, for clients such as
+    mortar, Mortar's own: \`stream\` defaults to true; openai: OpenAI's defaults, for clients such as
     the AI SDK or LlamaIndex; docs/api-decisions.md#dialects).
   --redis: join the gateways that share this Redis: stops, dedupe and keys work across them
     (docs/cluster.md). --instance names this one (default: host name and port).

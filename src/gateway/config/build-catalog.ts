@@ -34,7 +34,7 @@ export interface ServeOverrides {
   }
 }
 
-/** The spec's window for the scripted model, when config.json gives none. */
+/** The scripted model's window when config.json gives none: 4,096, as the Mortar API documents it. */
 export const SCRIPTED_CONTEXT_WINDOW = 4096
 /** Each question to a model server about its window gets this long: start-up never waits longer. */
 export const CONTEXT_WINDOW_PROBE_TIMEOUT_MS = 1_500
@@ -67,7 +67,7 @@ export function buildCatalog(config: MortarConfig, overrides: ServeOverrides, en
 /**
  * Where a model's window comes from, first that applies: config.json; for the `--upstream` model,
  * `--context-window`; for a model server, its own answer (asked after the catalog is built, see
- * CatalogSource); for the scripted model, the spec's 4,096. A model server that does not answer
+ * CatalogSource); for the scripted model, 4,096. A model server that does not answer
  * leaves it unknown: Mortar then refuses nothing on a guess and the server decides.
  */
 function contextWindowOf(

@@ -48,7 +48,7 @@ export class CatalogSource {
 
   /**
    * The gateway's dialect, and what set it: config.json's `dialect`, else `mortar serve --dialect`,
-   * else the spec's. Read per request (the watched file is re-parsed only when it changed), so an
+   * else `mortar`. Read per request (the watched file is re-parsed only when it changed), so an
    * edit applies from the next request on.
    */
   dialect(): { dialect: Dialect; source: 'config.json' | '--dialect' | 'default' } {

@@ -94,7 +94,7 @@ export const configFileSchema = z
     models: z
       .array(modelSchema)
       .min(1, { error: 'needs at least one model' })
-      // No contextWindow: scripted, it is the spec's 4,096; under `--upstream`, the server is asked.
+      // No contextWindow: scripted, it is the Mortar API's documented 4,096; under `--upstream`, the server is asked.
       .prefault([{ id: DEFAULT_MODEL_ID, tokenizer: 'qwen2.5', deployment: { kind: 'scripted' } }]),
     /** Per-organization settings: the optimizer default a request's header can override. */
     organizations: z.record(z.string(), organizationSettingsSchema).default({}),

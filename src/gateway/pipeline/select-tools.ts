@@ -8,7 +8,7 @@ import { HeaderName } from '../../shared/api/headers'
 /**
  * Stage: named tool selection (`X-Mortar-Tool-Select: named`). A client that sends its whole
  * catalogue although it has already chosen one function (object-form `tool_choice`) gets only that
- * function sent on, and nothing else: the spec keeps "only the function explicitly named", even when
+ * function sent on, and nothing else: the rule is "only the function explicitly named", even when
  * the history called others. The report counts the tools as the chat template renders them, with
  * the tokenizer prompt planning uses.
  */

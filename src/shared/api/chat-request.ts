@@ -233,7 +233,7 @@ export interface RequestDefaults {
   stream: boolean
 }
 
-/** The spec's own defaults: the Mortar dialect streams unless told otherwise. */
+/** The Mortar dialect's own defaults: it streams unless told otherwise (docs/api-decisions.md#dialects). */
 export const MORTAR_REQUEST_DEFAULTS: RequestDefaults = { stream: true }
 
 export function normalizeChatRequest(

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 /**
- * Which dialect of the chat-completions API the gateway speaks to a caller. `mortar` is the spec's:
+ * Which dialect of the chat-completions API the gateway speaks to a caller. `mortar` is Mortar's own:
  * `stream` defaults to true, the finish chunk has no `delta`, a stopped stream has no finish chunk.
  * `openai` is for clients written against OpenAI's own defaults, which break on exactly those
  * points (docs/api-decisions.md#dialects lists each difference and why).

@@ -9,7 +9,7 @@ export class ChunkEncoder {
   private readonly head: string
   private readonly finishDelta: string
 
-  /** `finishChunkHasDelta`: the OpenAI dialect's finish chunk carries `"delta": {}`; the spec's has none. */
+  /** `finishChunkHasDelta`: the OpenAI dialect's finish chunk carries `"delta": {}`; the Mortar dialect's has none. */
   constructor(id: string, created: number, model: string, finishChunkHasDelta = false) {
     this.finishDelta = finishChunkHasDelta ? '"delta":{},' : ''
     this.head =

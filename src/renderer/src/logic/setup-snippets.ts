@@ -12,7 +12,7 @@ export interface SetupSnippet {
   where: string
   /**
    * The API dialect its key should have. `openai` for tools built on OpenAI's defaults (they may
-   * leave `stream` out or read a `delta` on every chunk); `mortar` for code that follows the spec;
+   * leave `stream` out or read a `delta` on every chunk); `mortar` for code written against Mortar's own API reference;
    * `any` for tools that call only APIs no dialect changes (a dialect is chat completions' alone:
    * Anthropic's Messages and the Responses API follow their own API's defaults for every key).
    */

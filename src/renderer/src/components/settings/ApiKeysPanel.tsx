@@ -55,7 +55,7 @@ function CreateKeyForm({ busy, onCreate }: { busy: boolean; onCreate(request: Cr
         value={dialect}
         onChange={(e) => setDialect(oneOf(DIALECTS, e.target.value) ?? 'gateway')}
         aria-label="Dialect"
-        title="openai: OpenAI's defaults (`stream` left out means JSON…), for the AI SDK, LlamaIndex, Mastra…; mortar: the spec's"
+        title="openai: OpenAI's defaults (`stream` left out means JSON…), for the AI SDK, LlamaIndex, Mastra…; mortar: Mortar's own (stream unless told otherwise)"
         data-testid="key-dialect"
       >
         <option value="gateway">{GATEWAY_DIALECT_LABEL}</option>

@@ -73,7 +73,7 @@ function DialectNote({ dialect }: { dialect: SetupSnippet['dialect'] }) {
         </>
       ) : (
         <>
-          {" (the spec's: "}
+          {" (Mortar's own: "}
           <code>stream</code> defaults to true)
         </>
       )}

@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback, useState } from 'react'
 import type { CaptureMode, CaptureStatus } from '../../../shared/api/traffic'
 import type { GatewayClient } from '../lib/gateway-client'
 import { errorMessage } from '../logic/error-message'
+import { useLoad, type Loaded } from './use-load'
 
 export type CaptureModeState =
   | { kind: 'loading' }
@@ -9,41 +10,53 @@ export type CaptureModeState =
   | { kind: 'unavailable' }
   | { kind: 'ready'; status: CaptureStatus; changing: CaptureMode | null; problem: string | null }
 
+/** What a change made, for the client it was made through: the status it answered, or why not. */
+interface Change {
+  client: GatewayClient
+  /** The status the last successful change answered; undefined until one did. */
+  status: CaptureStatus | undefined
+  changing: CaptureMode | null
+  problem: string | null
+}
+
 /**
  * The running gateway's capture mode (GET /v1/traffic/status), and changing it at once
  * (PUT /v1/traffic/mode) — no restart. `onChanged` is told the mode the gateway now runs with
- * (the desktop app keeps it in its settings for its next start).
+ * (the desktop app keeps it in its settings for its next start). The status is read as every
+ * load is (`useLoad`); what a change answers then stands in for it, for that client only.
  */
 export function useCaptureMode(client: GatewayClient, onChanged?: (mode: CaptureMode) => void): { state: CaptureModeState; change(mode: CaptureMode): void } {
-  const [state, setState] = useState<CaptureModeState>({ kind: 'loading' })
-  useEffect(() => {
-    const controller = new AbortController()
-    client.captureStatus(controller.signal).then(
-      (status) => setState(status === null ? { kind: 'unavailable' } : { kind: 'ready', status, changing: null, problem: null }),
-      (error: unknown) => {
-        if (!controller.signal.aborted) setState({ kind: 'ready', status: unknownStatus, changing: null, problem: errorMessage(error) })
-      },
-    )
-    return () => controller.abort()
-  }, [client])
+  const loaded = useLoad((signal) => client.captureStatus(signal), [client])
+  const [lastChange, setLastChange] = useState<Change | undefined>(undefined)
+  const own = lastChange?.client === client ? lastChange : undefined
+  const state = captureModeState(loaded, own)
 
   const change = useCallback(
     (mode: CaptureMode) => {
-      setState((current) => (current.kind === 'ready' ? { ...current, changing: mode, problem: null } : current))
+      const mine = (current: Change | undefined) => (current?.client === client ? current : undefined)
+      setLastChange((current) => ({ client, status: mine(current)?.status, changing: mode, problem: null }))
       client.setCaptureMode(mode).then(
         (status) => {
-          setState({ kind: 'ready', status, changing: null, problem: null })
+          setLastChange({ client, status, changing: null, problem: null })
           onChanged?.(status.mode)
         },
-        (error: unknown) =>
-          setState((current) =>
-            current.kind === 'ready' ? { ...current, changing: null, problem: errorMessage(error) } : current,
-          ),
+        (error: unknown) => setLastChange((current) => ({ client, status: mine(current)?.status, changing: null, problem: errorMessage(error) })),
       )
     },
     [client, onChanged],
   )
   return { state, change }
+}
+
+function captureModeState(loaded: Loaded<CaptureStatus | null>, own: Change | undefined): CaptureModeState {
+  if (own?.status === undefined) {
+    if (loaded.kind === 'loading') return { kind: 'loading' }
+    if (loaded.kind === 'ready' && loaded.value === null) return { kind: 'unavailable' }
+  }
+  const read = loaded.kind === 'ready' ? loaded.value : null
+  const status = own?.status ?? read ?? unknownStatus
+  const problem = own !== undefined ? own.problem : loaded.kind === 'failed' ? loaded.message : null
+  return { kind: 'ready', status, changing: own?.changing ?? null, problem }
 }
 
 /** Shown when the status could not be read: the select still offers every mode. */

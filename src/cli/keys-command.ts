@@ -60,21 +60,7 @@ export function keysHelp(action: string | undefined): string {
  */
 export async function runKeysCommand(argv: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = argv
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      home: { type: 'string' },
-      redis: { type: 'string' },
-      name: { type: 'string' },
-      role: { type: 'string' },
-      org: { type: 'string' },
-      'expires-in': { type: 'string' },
-      dialect: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  })
+  const { values, positionals } = parseKeysArgs(rest)
   if (action === undefined || !Object.hasOwn(KEYS_ACTIONS, action)) {
     throw new UsageError(`${action === undefined ? 'which action?' : `unknown action ${action}.`} Use ${Object.keys(KEYS_ACTIONS).join(', ')}.`)
   }
@@ -89,11 +75,29 @@ export async function runKeysCommand(argv: string[], io: CliIo): Promise<number>
   }
 }
 
+function parseKeysArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      home: { type: 'string' },
+      redis: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+      org: { type: 'string' },
+      'expires-in': { type: 'string' },
+      dialect: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  })
+}
+
 interface KeysRun {
   store: KeyStore
   cluster: ClusterKeys | undefined
   home: string
-  values: { name?: string | undefined; role?: string | undefined; org?: string | undefined; 'expires-in'?: string | undefined; dialect?: string | undefined; json: boolean }
+  values: ReturnType<typeof parseKeysArgs>['values']
   positionals: string[]
   io: CliIo
 }

@@ -162,7 +162,8 @@ export class RedisKeyRecords implements KeyRecordsSource {
 
   /** The new version, or undefined when the records changed since `stored` was read. */
   private async write(stored: { version: string; json: Map<string, string> }, records: readonly KeyRecord[]): Promise<string | undefined> {
-    const removed = [...stored.json.keys()].filter((id) => !records.some((record) => record.id === id))
+    const kept = new Set(records.map((record) => record.id))
+    const removed = [...stored.json.keys()].filter((id) => !kept.has(id))
     const changed: string[] = []
     for (const record of records) {
       const text = JSON.stringify(record)

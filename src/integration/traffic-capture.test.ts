@@ -116,15 +116,19 @@ describe('capture with real clients', () => {
   it('a 401 with a wrong key: shown to the owner as an unknown key, the key itself nowhere', async () => {
     const id = requestId()
     const wrongKey = 'mk_live_' + 'W'.repeat(36) + 'Zz99'
+    const body = JSON.stringify({ ...userMessage(`my key is ${wrongKey}`) })
     const response = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${wrongKey}`, 'x-api-key': wrongKey, 'x-request-id': id },
-      body: JSON.stringify({ ...userMessage(`my key is ${wrongKey}`) }),
+      body,
     })
     expect(response.status).toBe(401)
     const exchange = await captured(gw, id)
     expect(exchange).toMatchObject({ status: 401, outcome: 'refused', org: null, client: { kind: 'unknown', key_id: null, label: 'unknown key' }, error: { code: 'invalid_api_key' } })
     expect(exchange.client.key_hint).toBe('…Zz99 (48 characters)')
+    // Refused before any route read it, the body is still there, as sent (the key reduced to its hint).
+    expect(exchange.request.body).toBe(body.replace(wrongKey, '…Zz99 (48 characters)'))
+    expect(exchange.response.body).toBe(await response.text())
     expect(exchange.request.headers).toContainEqual(['authorization', 'Bearer …Zz99 (48 characters)'])
     expect(JSON.stringify(exchange)).not.toContain(wrongKey)
     // A member of another organization sees neither this refusal nor the owner's traffic.
@@ -179,9 +183,46 @@ describe('capture with real clients', () => {
     const hint = `${gw.ownerKey.slice(0, 12)}…${gw.ownerKey.slice(-4)}`
     expect(exchange).toMatchObject({ endpoint: '/v1/completions', status: 200, outcome: 'finished', request: { url: '/completions' }, client: { kind: 'key', key_hint: hint } })
     expect(exchange.request.headers).toContainEqual(['x-api-key', hint])
-    // The request as recorded holds the key nowhere (the scripted reply repeats the prompt, which is the client's).
-    expect(JSON.stringify(exchange.request)).not.toContain(gw.ownerKey)
+    // The key is nowhere: not in the body as received, nor in what the model saw, nor in the
+    // scripted reply, which repeats the prompt.
+    expect(JSON.stringify(exchange)).not.toContain(gw.ownerKey)
     expect(exchange.request.body).toContain(`…${gw.ownerKey.slice(-4)} (${gw.ownerKey.length} characters)`)
+    expect(exchange.model_body).toContain(`…${gw.ownerKey.slice(-4)} (${gw.ownerKey.length} characters)`)
+  })
+
+  it('a key in the query string is reduced to a hint in the URL as everywhere else', async () => {
+    const id = requestId()
+    const response = await fetch(`${gw.url}/v1/models?x=1&api_key=${gw.ownerKey}&key=${gw.ownerKey}`, { headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': id } })
+    expect(response.status).toBe(200)
+    const exchange = await captured(gw, id)
+    const hint = encodeURIComponent(`…${gw.ownerKey.slice(-4)} (${gw.ownerKey.length} characters)`)
+    expect(exchange.request.url).toBe(`/v1/models?x=1&api_key=${hint}&key=${hint}`)
+    expect(JSON.stringify(exchange)).not.toContain(gw.ownerKey)
+  })
+
+  it('the body of a request no route read is kept, and a long one cut with a marker', async () => {
+    const id = requestId()
+    const body = JSON.stringify(userMessage('to nowhere'))
+    const response = await fetch(`${gw.url}/v1/nothing-here`, { method: 'POST', headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': id }, body })
+    expect(response.status).toBe(404)
+    expect(await captured(gw, id)).toMatchObject({ status: 404, truncated: null, request: { body } })
+
+    const longId = requestId()
+    const long = JSON.stringify(userMessage('x'.repeat(300_000)))
+    const refused = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-request-id': longId }, body: long })
+    expect(refused.status).toBe(401)
+    const cut = await captured(gw, longId)
+    const status = (await (await trafficClient(gw.url, gw.ownerKey).get('/v1/traffic/status')).json()) as { limits: { max_exchange_bytes: number } }
+    const limit = status.limits.max_exchange_bytes
+    // Read a chunk at a time, up to a tenth of the per-exchange limit.
+    expect(cut.request.body.length).toBeGreaterThan(0)
+    expect(cut.request.body.length).toBeLessThanOrEqual(Math.floor(limit / 10))
+    expect(long.startsWith(cut.request.body)).toBe(true)
+    expect(cut.truncated?.original_bytes).toBeGreaterThanOrEqual(long.length)
+    // The connection serves the next request: the rest of the body was read and discarded.
+    const next = requestId()
+    expect((await gw.post('/v1/chat/completions', { ...userMessage('after'), stream: false }, { 'x-request-id': next })).status).toBe(200)
+    await captured(gw, next)
   })
 
   it('an unknown route and a wrong method are captured too', async () => {

@@ -15,7 +15,7 @@ import type {
 import type { RefusedKey } from '../auth/key-store'
 import type { ExchangeRecorder, GenerationFacts, UpstreamRecording } from './exchange-recorder'
 import type { RecordedFrame } from './frame-log'
-import { redactBody, redactHeaders, secretHint } from './redact-credentials'
+import { redactExchange, redactHeaders, redactUrl, secretHint } from './redact-credentials'
 import { fitExchange } from './truncate-exchange'
 
 /**
@@ -37,7 +37,9 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
 
   const bearer = presentedKey(req.headers).key
   // A Mortar key (a valid one, or one that expired or was revoked) is shown by its hint, as the key list shows it.
-  const { headers, secrets } = redactHeaders(req.rawHeaders, principal !== undefined || recorder.refusedKey !== undefined ? bearer : undefined)
+  const { headers, secrets: sent } = redactHeaders(req.rawHeaders, principal !== undefined || recorder.refusedKey !== undefined ? bearer : undefined)
+  const url = redactUrl(recorder.url)
+  const secrets = [...sent, ...url.secrets]
   const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
   const usage = generation?.record.usage ?? null
   const cached = usage?.prompt_tokens_details?.cached_tokens
@@ -68,17 +70,17 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     truncated: null,
     size_bytes: 0,
     request: {
-      url: recorder.url,
+      url: url.url,
       headers,
-      body: recorder.requestBody === undefined ? '' : redactBody(typeof recorder.requestBody === 'string' ? recorder.requestBody : recorder.requestBody.toString('utf8'), secrets),
+      body: recorder.requestBody === undefined ? '' : typeof recorder.requestBody === 'string' ? recorder.requestBody : recorder.requestBody.toString('utf8'),
     },
     model_body: recorder.upstream?.body ?? (final ? (recorder.modelBody?.() ?? null) : null),
     response: { headers: responseHeaders, frames, body: responseBody },
     upstream: recorder.upstream === undefined ? null : upstreamOf(recorder.upstream, final),
   }
   const dropped = recorder.frames.dropped + (recorder.upstream?.frames.dropped ?? 0)
-  const droppedBytes = recorder.frames.droppedSize + (recorder.upstream?.frames.droppedSize ?? 0)
-  return fitExchange(exchange, maxBytes, { frames: dropped, bytes: droppedBytes })
+  const droppedBytes = recorder.frames.droppedSize + (recorder.upstream?.frames.droppedSize ?? 0) + recorder.requestBodyUnread
+  return fitExchange(redactExchange(exchange, secrets), maxBytes, { frames: dropped, bytes: droppedBytes, cut: recorder.requestBodyCut })
 }
 
 function outcomeOf(

@@ -4,6 +4,7 @@ import type { CapturedError, Exchange } from '../../shared/api/traffic'
 import type { Principal, RefusedKey } from '../auth/key-store'
 import type { UpstreamObserver } from '../backends/model-backend'
 import type { CompletionRecord } from '../pipeline/completion-context'
+import { readStream } from '../http/read-stream'
 import { randomHex } from '../random-id'
 import { FrameLog, type RecordedFrame } from './frame-log'
 
@@ -75,6 +76,10 @@ export class ExchangeRecorder implements UpstreamObserver {
   readonly frames: FrameLog
   /** The request's body: its bytes as received, replaced by their UTF-8 text once a JSON body is decoded. */
   requestBody: Buffer | string | undefined
+  /** The body was longer than what is kept of a body no route read (the rest went unread). */
+  requestBodyCut = false
+  /** Bytes of that body known to be left unread (from its Content-Length). */
+  requestBodyUnread = 0
   principal: Principal | undefined
   /** The expired or revoked key that was refused, by ID and name. */
   refusedKey: RefusedKey | undefined
@@ -87,6 +92,8 @@ export class ExchangeRecorder implements UpstreamObserver {
   /** Undefined unless someone follows this exchange: each frame costs one check otherwise. */
   watchers: Set<ExchangeWatcher> | undefined
   private announced = false
+  /** Reading the body of a request no route read; the record waits for it. */
+  private bodyRead: Promise<void> | undefined
   private responding = false
   /**
    * Path and query as requested, read when the request arrives: Express rewrites `req.url` to
@@ -120,7 +127,8 @@ export class ExchangeRecorder implements UpstreamObserver {
     }) as ServerResponse['end']
     res.once('close', () => {
       this.endedAt = performance.now()
-      hooks.ended(this)
+      if (this.bodyRead === undefined) hooks.ended(this)
+      else void this.bodyRead.then(() => hooks.ended(this))
     })
   }
 
@@ -178,8 +186,34 @@ export class ExchangeRecorder implements UpstreamObserver {
     // The first bytes carry the status and headers.
     if (this.responding) return
     this.responding = true
+    this.readUnreadBody()
     if (this.announced) this.changed()
     else this.announce()
+  }
+
+  /**
+   * A request answered without its body being read — refused by the key check, an unknown route,
+   * a wrong method, the Host or CORS check — still shows what its client sent: the body is read
+   * here, once the answer has begun (off the request path), up to what a record keeps of a body
+   * (a tenth of the per-exchange limit); the rest is discarded unread, as Node does with an
+   * unread body, and the record says it was cut. A 413 closes the connection instead.
+   */
+  private readUnreadBody(): void {
+    const { req, res } = this
+    if (this.requestBody !== undefined || res.statusCode === 413 || req.readableEnded || !declaresBody(req)) return
+    const cap = Math.floor(this.hooks.maxExchangeBytes() / 10)
+    this.bodyRead = readStream(req, cap).then(
+      ({ bytes, overflowed }) => {
+        this.requestBody = bytes
+        if (!overflowed) return
+        this.requestBodyCut = true
+        const declared = Number(req.headers['content-length'])
+        if (Number.isFinite(declared)) this.requestBodyUnread = Math.max(0, declared - bytes.length)
+        req.resume()
+      },
+      // The client left before its body ended: what it sent is not known whole.
+      () => undefined,
+    )
   }
 
   private announce(): void {
@@ -193,4 +227,11 @@ export class ExchangeRecorder implements UpstreamObserver {
     this.hooks.changed(this)
     if (this.watchers !== undefined) for (const watcher of this.watchers) watcher.changed()
   }
+}
+
+/** Whether a request says it has a body (a length above zero, or chunks). */
+function declaresBody(req: IncomingMessage): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true
+  const length = Number(req.headers['content-length'])
+  return Number.isFinite(length) && length > 0
 }

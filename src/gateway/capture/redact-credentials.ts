@@ -1,4 +1,4 @@
-import type { HeaderPairs } from '../../shared/api/traffic'
+import type { CapturedFrame, Exchange, HeaderPairs } from '../../shared/api/traffic'
 import { apiKeyHint } from '../auth/api-key'
 
 /** Headers that carry credentials: recorded only as a hint of what was sent. */
@@ -46,9 +46,65 @@ export function redactHeaders(rawHeaders: readonly string[], checkedKey: string 
   return { headers, secrets }
 }
 
+/**
+ * Query parameters that carry credentials (`?api_key=…`, `?key=…` as some SDKs send them): kept
+ * by name, their values reduced to hints like a credential header's. Mortar reads no key from the
+ * query, so such a value is never a key Mortar checked: only its last four characters are shown.
+ */
+const CREDENTIAL_PARAMS = new Set(['api_key', 'api-key', 'apikey', 'key', 'access_token', 'token'])
+
+/** The URL as received, credential parameters' values reduced to hints (the rest byte for byte). */
+export function redactUrl(url: string): RedactedRequest & { url: string } {
+  const query = url.indexOf('?')
+  if (query === -1) return { url, headers: [], secrets: [] }
+  const secrets: string[] = []
+  const params = url
+    .slice(query + 1)
+    .split('&')
+    .map((param) => {
+      const eq = param.indexOf('=')
+      if (eq === -1 || !CREDENTIAL_PARAMS.has(decodeOr(param.slice(0, eq)).toLowerCase())) return param
+      const secret = decodeOr(param.slice(eq + 1))
+      if (secret === '') return param
+      secrets.push(secret)
+      return `${param.slice(0, eq)}=${encodeURIComponent(secretHint(secret, false))}`
+    })
+  return { url: `${url.slice(0, query)}?${params.join('&')}`, headers: [], secrets }
+}
+
+function decodeOr(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '))
+  } catch {
+    return text
+  }
+}
+
 /** A body with any secret that was also sent as a credential replaced by its hint (clients paste keys into prompts). */
 export function redactBody(body: string, secrets: readonly string[]): string {
   let out = body
   for (const secret of secrets) if (secret.length >= 8 && out.includes(secret)) out = out.split(secret).join(secretHint(secret, false))
   return out
+}
+
+/**
+ * Every text of an exchange with the secrets its client sent as credentials replaced by their
+ * hints: the body as received, what the model saw (a copy of it), and whatever the reply repeats
+ * of it (a model echoing a prompt). A frame is copied only when it holds a secret; a secret split
+ * across two frames is not found (no frame holds it whole).
+ */
+export function redactExchange(exchange: Exchange, secrets: readonly string[]): Exchange {
+  const wanted = secrets.filter((secret) => secret.length >= 8)
+  if (wanted.length === 0) return exchange
+  const text = (value: string) => redactBody(value, wanted)
+  const orNull = (value: string | null) => (value === null ? null : text(value))
+  const frames = (list: CapturedFrame[]) => (list.some((frame) => wanted.some((secret) => frame.raw.includes(secret))) ? list.map((frame) => ({ t_ms: frame.t_ms, raw: text(frame.raw) })) : list)
+  const { upstream } = exchange
+  return {
+    ...exchange,
+    request: { ...exchange.request, body: text(exchange.request.body) },
+    model_body: orNull(exchange.model_body),
+    response: { ...exchange.response, body: orNull(exchange.response.body), frames: frames(exchange.response.frames) },
+    upstream: upstream === null ? null : { ...upstream, body: text(upstream.body), response_body: orNull(upstream.response_body), frames: frames(upstream.frames) },
+  }
 }

@@ -28,11 +28,12 @@ export function exchangeSize(exchange: Exchange): number {
  * Make an exchange fit in `maxBytes`: first each long text (request body, model body, reply
  * bodies) is cut to a tenth of the budget, then frames are dropped from the middle of the longer
  * stream, keeping its start and its end. Metadata is never cut. Whatever was cut — here, or
- * earlier by the recorder's frame log (`dropped`) — is stated in `truncated`; nothing goes silently.
+ * earlier by the recorder (frames its log dropped, the unread rest of a refused request's body:
+ * `dropped`) — is stated in `truncated`; nothing goes silently.
  */
-export function fitExchange(exchange: Exchange, maxBytes: number, dropped: { frames: number; bytes: number }): Exchange {
+export function fitExchange(exchange: Exchange, maxBytes: number, dropped: { frames: number; bytes: number; cut?: boolean }): Exchange {
   const size = exchangeSize(exchange)
-  if (size <= maxBytes && dropped.frames === 0) return { ...exchange, size_bytes: size, truncated: null }
+  if (size <= maxBytes && dropped.frames === 0 && dropped.cut !== true) return { ...exchange, size_bytes: size, truncated: null }
   let out = exchange
   let droppedFrames = dropped.frames
   if (size > maxBytes) {

@@ -1,12 +1,12 @@
 // Every view at the narrowest supported window (800 px) and a common one (1280 px), measured:
-// Traffic's column titles sit over their columns however the table is scrolled and Stop can be
-// reached; the inspector keeps its frame summary column and shows the kind, the assembled reply,
-// a tool call's id and the usage whole.
+// Traffic's column titles sit over their columns however the table is scrolled, Stop can be
+// reached and a session id Mortar made up shows whole; the inspector keeps its frame summary
+// column and shows the kind, the assembled reply, a tool call's id and the usage whole.
 import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { expectColumnsAligned, expectNoPageOverflow, expectNotClipped, expectWithinViewport } from './fixtures/layout'
-import { openUi, saveScreenshot, words } from './fixtures/ui'
+import { chatInNoSession, openUi, saveScreenshot, words } from './fixtures/ui'
 
 let server: MortarServer
 
@@ -114,6 +114,30 @@ for (const width of [800, 1280]) {
         controller.abort()
         await response.body?.cancel().catch(() => {})
       }
+    })
+
+    test('Traffic shows a session id Mortar made up whole, and keeps its last characters when the copy button takes room', async ({ page }) => {
+      await openUi(page, server)
+      await page.getByTestId('nav-traffic').click()
+      await expect(page.getByTestId('traffic-connection')).toHaveAttribute('data-state', 'live')
+      await chatInNoSession(server, `no session named at ${width} px`)
+      const row = page.getByTestId('traffic-row').filter({ has: page.locator('[data-testid="traffic-session"][data-session^="sess_"]') }).first()
+      const session = row.getByTestId('traffic-session')
+      const id = (await session.getAttribute('data-session')) ?? ''
+      expect(id).toMatch(/^sess_[0-9a-f]{24}$/)
+      await expect(session).toHaveText(id)
+      await expectNotClipped(session.getByTestId('traffic-session-text'), 'the session id')
+      // …and at 1280 px without scrolling the table sideways: every column fits.
+      if (width === 1280) await expectNotClipped(page.getByTestId('traffic-table').locator('.virtual-list__scroll'), 'the Traffic table')
+
+      // Selected, the row shows the copy button beside it: the id gives way in the middle, its
+      // last characters (what tells rows apart) stay in sight.
+      await row.click()
+      await expect(session.getByTestId('traffic-session-copy')).toBeVisible()
+      const tail = session.getByTestId('traffic-session-tail')
+      await expect(tail).toHaveText(id.slice(-6))
+      const [tailBox, textBox] = await Promise.all([tail.boundingBox(), session.getByTestId('traffic-session-text').boundingBox()])
+      expect((tailBox?.x ?? 0) + (tailBox?.width ?? 0), 'the id\'s last characters end inside its cell').toBeLessThanOrEqual((textBox?.x ?? 0) + (textBox?.width ?? 0) + 0.5)
     })
 
     test('Settings fits the window', async ({ page }) => {

@@ -1,22 +1,42 @@
 import { useState } from 'react'
 import { GENERATED_SESSION_PREFIX } from '../../../../shared/api/session'
+import { growingColumn, type GridColumn } from '../../lib/grid-columns'
 
-/** How much of a generated session id a row shows: its prefix and its last characters. */
+/** How many of a session id's last characters stay in sight when its column is too narrow. */
 const TAIL = 6
 
 /**
- * A session in a table row. A session Mortar made up (`sess_` and 24 hex digits) differs only at
- * random places, so it shows as `sess_…` and its last digits, enough to tell rows apart; a named
- * one shows as named. The whole id is in the tooltip and one click of the copy button away.
+ * The Session column: its least width holds a whole id Mortar made up (`sess_` and 24 hex
+ * digits, 29 characters of the 11 px monospace font) with the copy button hidden, so such an id
+ * reads whole in a 1280 px window.
+ */
+export const sessionColumn = (fr: number): GridColumn => growingColumn('Session', 198, fr)
+
+/**
+ * A session in a table row, whole. When its column is narrower than the id, the id gives way in
+ * the middle and keeps its last characters: a made-up id differs only at random places, so its
+ * tail is what tells rows apart. The whole id is also in the tooltip and one click of the copy
+ * button away (shown on the row under the pointer or selected).
  */
 export function SessionCell({ session }: { session: string | null }) {
   const [copied, setCopied] = useState(false)
   if (session === null) return <span data-testid="traffic-session">—</span>
-  const generated = session.startsWith(GENERATED_SESSION_PREFIX) && session.length > GENERATED_SESSION_PREFIX.length + TAIL
-  const shown = generated ? `${GENERATED_SESSION_PREFIX}…${session.slice(-TAIL)}` : session
+  const generated = session.startsWith(GENERATED_SESSION_PREFIX)
+  const split = session.length > TAIL
   return (
     <span className="traffic__session" title={generated ? `${session} (made by Mortar: the request named no session)` : session} data-testid="traffic-session" data-session={session}>
-      <span className="traffic__session-text">{shown}</span>
+      <span className="traffic__session-text" data-testid="traffic-session-text">
+        {split ? (
+          <>
+            <span className="traffic__session-head">{session.slice(0, -TAIL)}</span>
+            <span className="traffic__session-tail" data-testid="traffic-session-tail">
+              {session.slice(-TAIL)}
+            </span>
+          </>
+        ) : (
+          session
+        )}
+      </span>
       <button
         type="button"
         className="traffic__copy"

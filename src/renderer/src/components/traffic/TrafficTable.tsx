@@ -35,7 +35,8 @@ export interface TrafficTableProps<Row> {
 }
 
 const STOP_AFTER = 2
-const STOP_COLUMN: GridColumn = { title: '', track: '56px', min: 56 }
+// As wide as the small Stop button; a longer note after it is cut, and whole in its tooltip.
+const STOP_COLUMN: GridColumn = { title: '', track: '50px', min: 50 }
 
 /** Every request Traffic lists, newest first: one row each, virtualized, with Stop beside its status. */
 export function TrafficTable<Row>({ label, columns, rows, facts, selectedKey, stops, onSelect }: TrafficTableProps<Row>) {

@@ -1,7 +1,7 @@
 import type { ExchangeSummary } from '../../../../shared/api/traffic'
 import { formatClock, formatMs } from '../../lib/format'
 import { fixedColumn, growingColumn } from '../../lib/grid-columns'
-import { SessionCell } from './SessionCell'
+import { SessionCell, sessionColumn } from './SessionCell'
 import { TokensCell } from './TokensCell'
 import type { TrafficColumn, TrafficRowFacts } from './TrafficTable'
 
@@ -13,17 +13,18 @@ function outcomeText(row: ExchangeSummary): string {
 
 /**
  * The captured exchanges' columns (the traffic API's summaries). Stop follows Time and Status.
- * Model fits a whole catalog id (Qwen/Qwen2.5-7B-Instruct) and Outcome `finished · tool_calls`;
- * the least widths add up to less than a 1280 px window, so every title is whole there.
+ * Model fits a whole catalog id (Qwen/Qwen2.5-7B-Instruct), Session an id Mortar made up and
+ * Outcome `finished · tool_calls`; the other columns are as wide as their titles and usual values.
+ * The least widths add up to less than a 1280 px window, so all of that is whole there.
  */
 export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
   {
-    ...fixedColumn('Time', 88),
+    ...fixedColumn('Time', 84),
     // In a cluster, the instance that served it, without a column of its own.
     cell: (row) => <span title={row.instance !== undefined ? `Served by ${row.instance}` : undefined}>{formatClock(row.started_at)}</span>,
   },
   {
-    ...fixedColumn('Status', 52),
+    ...fixedColumn('Status', 44),
     cell: (row) => (
       <span className={`http-status http-status--${row.status === null ? 'none' : Math.floor(row.status / 100)}`} data-testid="traffic-status">
         {row.status ?? '…'}
@@ -31,7 +32,7 @@ export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
     ),
   },
   {
-    ...fixedColumn('Endpoint', 140),
+    ...fixedColumn('Endpoint', 134),
     cell: (row) => (
       <span title={`${row.method} ${row.endpoint}`} data-testid="traffic-endpoint">
         {row.method === 'POST' ? '' : `${row.method} `}
@@ -48,7 +49,7 @@ export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
     ),
   },
   {
-    ...growingColumn('Client', 80, 1),
+    ...growingColumn('Client', 60, 1),
     cell: (row) => (
       <span
         title={row.client.kind === 'key' ? `Sent with the API key "${row.client.label}" (${row.client.key_hint ?? ''})` : `Refused credential: ${row.client.key_hint ?? 'none sent'}`}
@@ -59,11 +60,11 @@ export const EXCHANGE_COLUMNS: readonly TrafficColumn<ExchangeSummary>[] = [
       </span>
     ),
   },
-  { ...growingColumn('Session', 110, 1), cell: (row) => <SessionCell session={row.session} /> },
-  { ...fixedColumn('TTFT', 70), cell: (row) => <span data-testid="traffic-ttft">{formatMs(row.ttft_ms)}</span> },
-  { ...fixedColumn('Duration', 76), cell: (row) => <span>{formatMs(row.duration_ms)}</span> },
-  { ...fixedColumn('Tokens (in/out)', 100), cell: (row) => <TokensCell usage={row.usage} source={row.usage_source} /> },
-  { ...fixedColumn('Cached', 60), cell: (row) => <span title="Prompt tokens the model server said it served from its prefix cache">{row.cached_tokens ?? '—'}</span> },
+  { ...sessionColumn(1), cell: (row) => <SessionCell session={row.session} /> },
+  { ...fixedColumn('TTFT', 60), cell: (row) => <span data-testid="traffic-ttft">{formatMs(row.ttft_ms)}</span> },
+  { ...fixedColumn('Duration', 62), cell: (row) => <span>{formatMs(row.duration_ms)}</span> },
+  { ...fixedColumn('Tokens (in/out)', 96), cell: (row) => <TokensCell usage={row.usage} source={row.usage_source} /> },
+  { ...fixedColumn('Cached', 52), cell: (row) => <span title="Prompt tokens the model server said it served from its prefix cache">{row.cached_tokens ?? '—'}</span> },
   {
     ...fixedColumn('Outcome', 130),
     cell: (row) => (

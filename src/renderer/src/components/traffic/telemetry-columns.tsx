@@ -1,7 +1,7 @@
 import { formatClock, formatCost, formatMs } from '../../lib/format'
 import { fixedColumn, growingColumn } from '../../lib/grid-columns'
 import type { TrafficRow } from '../../logic/telemetry/traffic-table'
-import { SessionCell } from './SessionCell'
+import { SessionCell, sessionColumn } from './SessionCell'
 import { TokensCell } from './TokensCell'
 import type { TrafficColumn, TrafficRowFacts } from './TrafficTable'
 
@@ -10,12 +10,13 @@ export const NO_PRICE = 'No cost: this model has no price in config.json (models
 
 /**
  * The telemetry stream's columns (capture off: events, no bodies). `localIds` are the completion
- * IDs this window sent, tagged "this window". Stop follows Time and Status. The least widths add
- * up to less than a 1280 px window, so every title is whole there.
+ * IDs this window sent, tagged "this window". Stop follows Time and Status. Model fits a whole
+ * catalog id and Session an id Mortar made up; the least widths add up to less than a 1280 px
+ * window, so all of that is whole there.
  */
 export function telemetryColumns(localIds: ReadonlySet<string>): readonly TrafficColumn<TrafficRow>[] {
   return [
-    { ...fixedColumn('Time', 88), cell: (row) => <span>{formatClock(row.at)}</span> },
+    { ...fixedColumn('Time', 84), cell: (row) => <span>{formatClock(row.at)}</span> },
     {
       ...fixedColumn('Status', 120),
       cell: (row) => (
@@ -44,20 +45,20 @@ export function telemetryColumns(localIds: ReadonlySet<string>): readonly Traffi
     },
     // Wide enough for a whole catalog id (Qwen/Qwen2.5-7B-Instruct).
     { ...growingColumn('Model', 180, 1.6), cell: (row) => <span title={row.model}>{row.model}</span> },
-    { ...growingColumn('Session', 120, 1), cell: (row) => <SessionCell session={row.session} /> },
-    { ...fixedColumn('TTFT', 70), cell: (row) => <span>{formatMs(row.ttftMs)}</span> },
-    { ...fixedColumn('Duration', 76), cell: (row) => <span>{formatMs(row.durationMs)}</span> },
-    { ...fixedColumn('Tokens (in/out)', 100), cell: (row) => <TokensCell usage={row.usage} source={row.usageSource} /> },
+    { ...sessionColumn(1), cell: (row) => <SessionCell session={row.session} /> },
+    { ...fixedColumn('TTFT', 60), cell: (row) => <span>{formatMs(row.ttftMs)}</span> },
+    { ...fixedColumn('Duration', 62), cell: (row) => <span>{formatMs(row.durationMs)}</span> },
+    { ...fixedColumn('Tokens (in/out)', 96), cell: (row) => <TokensCell usage={row.usage} source={row.usageSource} /> },
     {
-      ...fixedColumn('Cost', 64),
+      ...fixedColumn('Cost', 66),
       cell: (row) => (
         <span title={row.costUsd === null ? NO_PRICE : undefined} data-testid="traffic-cost">
           {formatCost(row.costUsd)}
         </span>
       ),
     },
-    { ...growingColumn('Served by', 88, 0.6), cell: (row) => <span title={row.upstream ?? row.deployment ?? ''}>{row.upstream ?? row.deployment ?? '—'}</span> },
-    { ...fixedColumn('Dedupe', 60), cell: (row) => <span>{row.dedupe ?? '—'}</span> },
+    { ...growingColumn('Served by', 70, 0.6), cell: (row) => <span title={row.upstream ?? row.deployment ?? ''}>{row.upstream ?? row.deployment ?? '—'}</span> },
+    { ...fixedColumn('Dedupe', 56), cell: (row) => <span>{row.dedupe ?? '—'}</span> },
   ]
 }
 

@@ -1,4 +1,5 @@
 // The smaller things a new user trips over: each one checked as the user meets it.
+import { createServer, type AddressInfo } from 'node:net'
 import { expect, test, type Page } from '@playwright/test'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
 import { openUi, setMessage, words } from './fixtures/ui'
@@ -73,6 +74,21 @@ test('a tool-call reply shows no empty text box, and tool_choice shows whole fun
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished', { timeout: 15_000 })
   await expect(page.getByTestId('parsed-tool-call')).toHaveCount(1)
   await expect(page.getByTestId('parsed-content')).toHaveCount(0)
+})
+
+test('a request the model server could not answer shows why there is no reply, not an empty reply box', async ({ page }) => {
+  // A model server that is not there: a port that was free a moment ago.
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const { port } = closed.address() as AddressInfo
+  await new Promise<void>((resolve) => closed.close(() => resolve()))
+  server = await startMortarServer({ args: ['--upstream', `http://127.0.0.1:${port}/v1`] })
+  await openUi(page, server)
+  await page.getByTestId('send-button').click()
+  await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'http_error')
+  await expect(page.getByTestId('parsed-content')).toHaveCount(0)
+  await expect(page.getByTestId('parsed-no-reply')).toHaveText('No reply: the gateway answered HTTP 503 with the error above.')
+  await expect(page.getByTestId('continue-button')).toBeDisabled()
 })
 
 test('a non-streamed request waits for its body, not in an empty frames table', async ({ page }) => {

@@ -1,5 +1,5 @@
 import { useCallback, type ReactNode } from 'react'
-import type { AssembledReply } from '../logic/inspector/assemble-reply'
+import { hasReply, type AssembledReply } from '../logic/inspector/assemble-reply'
 import { isRunning } from '../logic/inspector/exchange'
 import { RunControls } from '../components/playground/RunControls'
 import { Inspector } from '../components/inspector/Inspector'
@@ -7,8 +7,6 @@ import { useExchange } from '../hooks/use-exchange'
 import { useTicking } from '../hooks/use-now'
 import { useShortcuts } from '../hooks/use-shortcuts'
 import type { ExchangeRun } from '../lib/exchange-run'
-
-const hasReply = (reply: AssembledReply) => reply.content !== '' || reply.toolCalls.length > 0
 
 interface RunPaneProps {
   run: ExchangeRun

@@ -2,7 +2,7 @@ import { useMemo, useState, type ReactNode } from 'react'
 import { MortarHeader } from '../../../../shared/api/headers'
 import type { CapturedInspection } from '../../logic/inspector/captured-exchange'
 import { summarizeEmbeddings } from '../../logic/inspector/embeddings-reply'
-import { exchangeMetrics, headerValue, isEventStream, isRunning } from '../../logic/inspector/exchange'
+import { exchangeMetrics, headerValue, isEventStream, isRunning, type ExchangeOutcome } from '../../logic/inspector/exchange'
 import type { ExchangeSnapshot, StopState } from '../../lib/exchange-run'
 import { ChoiceButtons } from '../common/ChoiceButtons'
 import { Tabs } from '../common/Tabs'
@@ -38,6 +38,13 @@ function stopText(stop: StopState): string | null {
     case 'answered':
       return stop.status === 200 && stop.body.stopped ? `Stopped ${stop.body.id}` : `Nothing to stop: ${stop.body.id} was not running`
   }
+}
+
+/** Why an exchange has no reply to assemble, when it ended without one. */
+function noReplyText(outcome: ExchangeOutcome): string | null {
+  if (outcome.kind === 'http_error') return `No reply: the gateway answered HTTP ${outcome.status} with the error above.`
+  if (outcome.kind === 'network_error') return 'No reply: the request got no answer (the network error above).'
+  return null
 }
 
 interface InspectorProps {
@@ -125,7 +132,7 @@ export function Inspector({ snapshot, elapsed, onEditAndResend, captured, action
             <RawBody key={`${exchange.id} ${side}`} text={bodyText} waiting={running} />
           )}
         </div>
-        {embeddings !== null ? <EmbeddingsView summary={embeddings} /> : <ParsedView reply={reply} streamed={streamed} />}
+        {embeddings !== null ? <EmbeddingsView summary={embeddings} /> : <ParsedView reply={reply} streamed={streamed} noReply={upstream === null ? noReplyText(outcome) : null} />}
       </div>
       <Tabs<Section> tabs={SECTIONS} active={section} onSelect={setSection} testIdPrefix="inspector-tab" />
       <div className="inspector__section">

@@ -1,4 +1,4 @@
-import { argumentsAreJson, type AssembledReply } from '../../logic/inspector/assemble-reply'
+import { argumentsAreJson, hasReply, type AssembledReply } from '../../logic/inspector/assemble-reply'
 import { MessageText } from '../common/MessageText'
 
 function prettyArguments(args: string): string {
@@ -9,8 +9,27 @@ function prettyArguments(args: string): string {
   }
 }
 
+interface ParsedViewProps {
+  reply: AssembledReply
+  streamed: boolean
+  /** Why there is no reply, when the request ended without one (an HTTP error, a network error). */
+  noReply?: string | null
+}
+
 /** What the frames add up to: the reasoning, the text, the tool calls, how it finished and what it cost. */
-export function ParsedView({ reply, streamed }: { reply: AssembledReply; streamed: boolean }) {
+export function ParsedView({ reply, streamed, noReply = null }: ParsedViewProps) {
+  // A request that got an error instead of a reply has nothing to assemble: say so, instead of an
+  // empty box and a list of dashes.
+  if (noReply !== null && !hasReply(reply)) {
+    return (
+      <div className="parsed" data-testid="parsed-view">
+        <h3>Assembled reply</h3>
+        <p className="muted" data-testid="parsed-no-reply">
+          {noReply}
+        </p>
+      </div>
+    )
+  }
   return (
     <div className="parsed" data-testid="parsed-view">
       <h3>Assembled reply</h3>

@@ -41,6 +41,11 @@ export interface AssembledReply {
   anomalies: string[]
 }
 
+/** Whether the model said anything: text or tool calls (what a next assistant turn would hold). */
+export function hasReply(reply: AssembledReply): boolean {
+  return reply.content !== '' || reply.toolCalls.length > 0
+}
+
 export function emptyReply(): AssembledReply {
   return {
     id: null,

@@ -5,7 +5,7 @@
 import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import { startMortarServer, type MortarServer } from './fixtures/mortar-server'
-import { expectColumnsAligned, expectNoPageOverflow, expectNotClipped, expectWithinViewport } from './fixtures/layout'
+import { expectColumnsAligned, expectNoPageOverflow, expectNotClipped, expectOneLine, expectWithinViewport } from './fixtures/layout'
 import { chatInNoSession, openUi, saveScreenshot, words } from './fixtures/ui'
 
 let server: MortarServer
@@ -140,11 +140,17 @@ for (const width of [800, 1280]) {
       expect((tailBox?.x ?? 0) + (tailBox?.width ?? 0), 'the id\'s last characters end inside its cell').toBeLessThanOrEqual((textBox?.x ?? 0) + (textBox?.width ?? 0) + 0.5)
     })
 
-    test('Settings fits the window', async ({ page }) => {
+    test('Settings fits the window, and the model id and each fact of a key stay on one line', async ({ page }) => {
       await openUi(page, server)
       await page.getByTestId('nav-settings').click()
       await expect(page.getByTestId('settings-view')).toBeVisible()
       await expectNoPageOverflow(page, 'Settings')
+      await expectOneLine(page.getByTestId('status-deployment').locator('code').first(), 'the model id under Model servers')
+      const cells = page.getByTestId('key-row').first().locator('td')
+      await expect(cells).toHaveCount(9)
+      for (const [i, what] of [[1, 'the key'], [2, 'the role'], [5, 'the created date'], [6, 'the expiry date'], [7, 'the status'], [8, 'Rotate and Revoke']] as const) {
+        await expectOneLine(cells.nth(i), what)
+      }
     })
   })
 }

@@ -135,13 +135,16 @@ test('disabled Stop keeps readable contrast in dark mode and light mode', async 
   }
 })
 
-test('Settings: the theme menu fits its options; each snippet has the address its tool wants', async ({ page }) => {
+test('Settings: the theme menu fits its options, a hint shows its command as code; each snippet has the address its tool wants', async ({ page }) => {
   server = await startMortarServer()
   await page.setViewportSize({ width: 1280, height: 900 })
   await openUi(page, server)
   await page.getByTestId('nav-settings').click()
   const theme = await page.getByTestId('settings-theme').boundingBox()
   expect(theme?.width).toBeLessThan(250)
+  const captureHint = page.getByTestId('settings-capture-section').locator('.field__hint')
+  await expect(captureHint.locator('code', { hasText: 'mortar serve --capture' })).toBeVisible()
+  await expect(captureHint).not.toContainText('`')
 
   const port = new URL(server.url).port
   await page.getByTestId('snippet-open-webui').click()

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { MessageText } from './MessageText'
 
 interface FieldProps {
   label: string
@@ -10,16 +11,20 @@ interface FieldProps {
   wide?: boolean | undefined
 }
 
-/** A labelled control with its hint and what is wrong with it. */
+/** A labelled control with its hint and what is wrong with it; `backticked` names in either show as code. */
 export function Field({ label, hint, problems = [], children, testId, wide = false }: FieldProps) {
   return (
     <label className={`field ${problems.length > 0 ? 'field--invalid' : ''} ${wide ? 'field--wide' : ''}`} data-testid={testId}>
       <span className="field__label">{label}</span>
       {children}
-      {hint !== undefined ? <span className="field__hint">{hint}</span> : null}
+      {hint !== undefined ? (
+        <span className="field__hint">
+          <MessageText text={hint} />
+        </span>
+      ) : null}
       {problems.map((problem) => (
         <span key={problem} className="field__problem" role="alert">
-          {problem}
+          <MessageText text={problem} />
         </span>
       ))}
     </label>

@@ -163,47 +163,51 @@ export function ApiKeysPanel({ state }: { state: ApiKeysState }) {
         </p>
       ) : null}
       {state.access.kind === 'allowed' ? (
-        <table className="keys" data-testid="keys-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Key</th>
-              <th>Role</th>
-              <th>Dialect</th>
-              <th>Org</th>
-              <th>Created</th>
-              <th>Expires</th>
-              <th>Status</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {state.keys.length === 0 ? (
+        <div className="keys-scroll">
+          <table className="keys" data-testid="keys-table">
+            <thead>
               <tr>
-                <td colSpan={9} className="muted">
-                  No keys yet.
-                </td>
+                <th>Name</th>
+                <th>Key</th>
+                <th>Role</th>
+                <th>Dialect</th>
+                <th>Org</th>
+                <th>Created</th>
+                <th>Expires</th>
+                <th>Status</th>
+                <th />
               </tr>
-            ) : null}
-            {state.keys.map((key) => (
-              <tr key={key.id} data-testid="key-row" data-status={key.status} data-id={key.id}>
-                <td>{key.name}</td>
-                <td>
-                  <code>{key.hint}</code>
-                </td>
-                <td>{key.role}</td>
-                <td data-testid="key-row-dialect">{describeKeyDialect(key.dialect)}</td>
-                <td>{key.org}</td>
-                <td>{key.created_at.slice(0, 10)}</td>
-                <td>{key.expires_at?.slice(0, 10) ?? 'never'}</td>
-                <td data-testid="key-status">{key.status}</td>
-                <td>
-                  <KeyActions apiKey={key} state={state} confirming={confirming} onConfirming={setConfirming} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {state.keys.length === 0 ? (
+                <tr>
+                  <td colSpan={9} className="muted">
+                    No keys yet.
+                  </td>
+                </tr>
+              ) : null}
+              {state.keys.map((key) => (
+                <tr key={key.id} data-testid="key-row" data-status={key.status} data-id={key.id}>
+                  <td className="keys__wraps">{key.name}</td>
+                  <td>
+                    <code>{key.hint}</code>
+                  </td>
+                  <td>{key.role}</td>
+                  <td className="keys__wraps" data-testid="key-row-dialect">
+                    {describeKeyDialect(key.dialect)}
+                  </td>
+                  <td>{key.org}</td>
+                  <td>{key.created_at.slice(0, 10)}</td>
+                  <td>{key.expires_at?.slice(0, 10) ?? 'never'}</td>
+                  <td data-testid="key-status">{key.status}</td>
+                  <td>
+                    <KeyActions apiKey={key} state={state} confirming={confirming} onConfirming={setConfirming} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
     </section>
   )

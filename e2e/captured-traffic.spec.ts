@@ -115,10 +115,31 @@ test('every exchange appears within a second, whole, refused ones too, and a rel
   await expect(detail.getByTestId('parsed-tool-call')).toHaveAttribute('data-name', 'get_weather')
   await expect(detail.getByTestId('parsed-tool-call-id')).toHaveText('call_weather_1')
 
-  // The refusal shows its error envelope.
+  // The refusal shows its error envelope, and the prompt it carried (refused before any route read it).
   await refused.click()
   await expect(detail.getByTestId('outcome')).toHaveAttribute('data-outcome', 'http_error')
   await expect(detail.getByTestId('outcome')).toContainText('401')
+  await detail.getByTestId('inspector-tab-request').click()
+  await detail.getByTestId('request-body-received').click()
+  await expect(detail.getByTestId('request-body')).toContainText('"content": "hi"')
+
+  // The openai SDK with a wrong key: the same, under "unknown key", the key itself nowhere.
+  const wrongKey = 'sk-not-a-mortar-key-0123456789abcdef'
+  const wrong = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: wrongKey, maxRetries: 0 })
+  const refusal = await wrong.chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'Sent with a wrong key' }] }).catch((error: unknown) => error)
+  expect(refusal).toBeInstanceOf(OpenAI.AuthenticationError)
+  await page.getByTestId('traffic-search').fill('Sent with a wrong key')
+  const sdkRefused = page.getByTestId('traffic-row')
+  await expect(sdkRefused).toHaveAttribute('data-outcome', 'refused', SOON)
+  await expect(sdkRefused.getByTestId('traffic-key-name')).toHaveText('unknown key')
+  await sdkRefused.click()
+  await detail.getByTestId('inspector-tab-request').click()
+  await detail.getByTestId('request-body-received').click()
+  await expect(detail.getByTestId('request-body')).toContainText('Sent with a wrong key')
+  await detail.getByTestId('inspector-tab-headers').click()
+  await expect(detail.getByTestId('request-headers')).toContainText('…cdef (36 characters)')
+  await expect(detail.getByTestId('request-headers')).not.toContainText(wrongKey)
+  await page.getByTestId('traffic-search').fill('')
 
   // A reload reads them back from the store.
   // (The page's own calls, GET /v1/models and the like, are exchanges too: the reload adds some.)
@@ -132,8 +153,8 @@ test('every exchange appears within a second, whole, refused ones too, and a rel
 
   // Filters and search go to the API.
   await page.getByTestId('traffic-filter-outcome').selectOption('refused')
-  await expect(page.getByTestId('traffic-row')).toHaveCount(2)
-  await expect(withStatus('401')).toHaveCount(1)
+  await expect(page.getByTestId('traffic-row')).toHaveCount(3)
+  await expect(withStatus('401')).toHaveCount(2)
   await page.getByTestId('traffic-filter-outcome').selectOption('')
   await page.getByTestId('traffic-search').fill('Weather in Paris')
   await expect(page.getByTestId('traffic-row')).toHaveCount(1)

@@ -2,12 +2,15 @@ import { createRequire } from 'node:module'
 import { Ajv } from 'ajv'
 import draft06 from 'ajv/dist/refs/json-schema-draft-06.json'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
+import { MortarHeader } from '../shared/api/headers'
 import { captureStatusSchema, exchangeSchema, TrafficPath } from '../shared/api/traffic'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
 import { endOf, trafficClient, type LiveTraffic } from './traffic-client'
 
 // The traffic API over HTTP: exports (HAR checked against the HAR 1.2 JSON schema of the
-// `har-schema` package), clearing, the status, bad queries, and `--capture off`.
+// `har-schema` package), every filter and the pages, clearing, the status, bad queries, and
+// `--capture off`.
 
 const harSchemas = createRequire(import.meta.url)('har-schema') as Record<string, object>
 
@@ -114,6 +117,54 @@ describe('the rest of the API', () => {
     expect(await cleared.json()).toEqual({ deleted: status.exchanges })
     await live.next((event) => event.type === 'exchanges.cleared', 1_000)
     expect((await traffic.list()).data).toEqual([])
+  })
+})
+
+describe('the list over HTTP', () => {
+  /** One request with its own x-request-id, once it has ended: its list row's request_id. */
+  async function request(id: string, path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<void> {
+    const response = await fetch(`${gw.url}${path}`, { ...init, headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': id, ...init.headers } })
+    await response.text()
+    await live.next(endOf(id), 1_000)
+  }
+  const chat = (id: string, session: string, content: string, stream: boolean) =>
+    request(id, '/v1/chat/completions', { method: 'POST', headers: { [MortarHeader.session]: session }, body: JSON.stringify({ ...userMessage(content), stream }) })
+
+  it('every filter, the time range, the search and the pages, as query parameters', async () => {
+    const since = new Date().toISOString()
+    await chat('f-a', 'fs-1', 'filter alpha', false)
+    await chat('f-b', 'fs-2', 'filter beta', true)
+    const mid = new Date().toISOString()
+    await request('f-c', '/v1/models', {})
+    await request('f-d', '/v1/chat/completions', { method: 'POST', body: '{bad' })
+    await request('f-e', '/v1/chat/completions', { method: 'POST', headers: { Authorization: '' }, body: JSON.stringify(userMessage('no key')) })
+    const ids = async (params: Record<string, string>) => (await traffic.list({ since, ...params })).data.map((row) => row.request_id)
+
+    expect(await ids({})).toEqual(['f-e', 'f-d', 'f-c', 'f-b', 'f-a'])
+    expect(await ids({ status: '4xx' })).toEqual(['f-e', 'f-d'])
+    expect(await ids({ status: '2xx,4xx' })).toEqual(['f-e', 'f-d', 'f-c', 'f-b', 'f-a'])
+    expect(await ids({ outcome: 'refused' })).toEqual(['f-e', 'f-d'])
+    expect(await ids({ model: DEFAULT_MODEL_ID })).toEqual(['f-b', 'f-a'])
+    expect(await ids({ session: 'fs-2' })).toEqual(['f-b'])
+    expect(await ids({ session: 'fs-1,fs-2' })).toEqual(['f-b', 'f-a'])
+    expect(await ids({ client: 'none' })).toEqual(['f-e'])
+    const keyId = (await traffic.list({ since, session: 'fs-1' })).data[0]?.client.key_id ?? ''
+    expect(await ids({ client: keyId })).toEqual(['f-d', 'f-c', 'f-b', 'f-a'])
+    expect(await ids({ endpoint: '/v1/models' })).toEqual(['f-c'])
+    expect(await ids({ until: mid })).toEqual(['f-b', 'f-a'])
+    expect(await ids({ since: mid })).toEqual(['f-e', 'f-d', 'f-c'])
+    expect(await ids({ q: 'FILTER ALPHA' })).toEqual(['f-a'])
+    // The search reads the reply too: the scripted model repeats the prompt.
+    expect(await ids({ q: 'beta', session: 'fs-2' })).toEqual(['f-b'])
+
+    const pages: string[][] = []
+    let cursor: string | undefined
+    do {
+      const page = await traffic.list({ since, limit: 2, ...(cursor !== undefined ? { cursor } : {}) })
+      pages.push(page.data.map((row) => row.request_id))
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
+    expect(pages).toEqual([['f-e', 'f-d'], ['f-c', 'f-b'], ['f-a']])
   })
 })
 

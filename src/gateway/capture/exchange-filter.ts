@@ -1,4 +1,6 @@
-import type { Exchange, ExchangeFilter, ExchangeSummary } from '../../shared/api/traffic'
+import type { Exchange, ExchangeSummary } from '../../shared/api/traffic'
+// What each filter means is defined once, for the stores here and the Traffic view alike.
+export { matchesFilter } from '../../shared/api/exchange-filter'
 import type { Principal } from '../auth/key-store'
 
 /**
@@ -16,30 +18,6 @@ export function scopeOf(principal: Principal): Scope {
 
 export function visibleTo(scope: Scope, org: string | null): boolean {
   return org === null ? scope.unattributed : org === scope.org
-}
-
-/** The one definition of what each filter means, for every store. `q` is matched by `matchesText`. */
-export function matchesFilter(exchange: ExchangeSummary, filter: ExchangeFilter): boolean {
-  const { status, outcome, model, session, client, endpoint, since, until } = filter
-  if (status !== undefined && !(status as readonly string[]).includes(statusClass(exchange.status))) return false
-  if (outcome !== undefined && !outcome.includes(exchange.outcome)) return false
-  if (model !== undefined && !model.includes(exchange.model ?? '')) return false
-  if (session !== undefined && !session.includes(exchange.session ?? '')) return false
-  if (client !== undefined && !matchesClient(exchange.client, client)) return false
-  if (endpoint !== undefined && !endpoint.includes(exchange.endpoint)) return false
-  if (since !== undefined && Date.parse(exchange.started_at) < Date.parse(since)) return false
-  if (until !== undefined && Date.parse(exchange.started_at) >= Date.parse(until)) return false
-  return true
-}
-
-/** `none` is every request without a valid key; a key's ID also finds its refusals once it expired or was revoked. */
-function matchesClient(sender: ExchangeSummary['client'], wanted: readonly string[]): boolean {
-  if (wanted.includes(sender.kind === 'key' ? (sender.key_id ?? '') : 'none')) return true
-  return sender.key_id !== null && wanted.includes(sender.key_id)
-}
-
-function statusClass(status: number | null): string {
-  return status === null ? '' : `${Math.floor(status / 100)}xx`
 }
 
 /** Case-insensitive, literal: what a search box means. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { exchangeSummarySchema, type ExchangeSummary } from '../../../shared/api/traffic'
-import { applyTrafficEvent, filterParams, matchesFilter, mergePage, noFilter, valuesSeen } from './captured-rows'
+import { applyTrafficEvent, filterParams, matchesFilter, mergePage, mergeSeen, noFilter, valuesSeen } from './captured-rows'
 
 function row(id: string, at: string, patch: Partial<ExchangeSummary> = {}): ExchangeSummary {
   return exchangeSummarySchema.parse({
@@ -37,6 +37,15 @@ const refused = row('r', '2026-12-01T08:00:03Z', { status: 401, outcome: 'refuse
 describe('filters', () => {
   it('writes only the fields that are set, as query parameters', () => {
     expect(filterParams({ ...noFilter, status: '4xx', q: ' weather ' })).toEqual({ status: '4xx', q: 'weather' })
+  })
+
+  it('sends a time range as ISO instants, read as local time, and judges live rows by it', () => {
+    const since = '2026-12-01T08:00:02'
+    expect(filterParams({ ...noFilter, since, until: 'not a time' })).toEqual({ since: new Date(since).toISOString() })
+    const at = (local: string) => row(local, new Date(local).toISOString())
+    expect(matchesFilter(at('2026-12-01T08:00:01'), { ...noFilter, since })).toBe(false)
+    expect(matchesFilter(at('2026-12-01T08:00:02'), { ...noFilter, since })).toBe(true)
+    expect(matchesFilter(at('2026-12-01T08:00:02'), { ...noFilter, until: since })).toBe(false)
   })
 
   it('judges a row by status class, outcome, model, session, endpoint and client', () => {
@@ -95,5 +104,13 @@ describe('valuesSeen', () => {
       { id: 'key_a', label: 'cline' },
       { id: 'none', label: 'no valid key' },
     ])
+  })
+
+  it('keeps what the menus offered when the rows narrow to one value', () => {
+    const before = valuesSeen([row('a', '2026-12-01T08:00:01Z'), row('b', '2026-12-01T08:00:02Z', { session: 's2', endpoint: '/v1/models' })])
+    const after = mergeSeen(before, [row('c', '2026-12-01T08:00:03Z', { session: 's3' })])
+    expect(after.sessions).toEqual(['s1', 's2', 's3'])
+    expect(after.endpoints).toEqual(['/v1/chat/completions', '/v1/models'])
+    expect(after.clients).toEqual([{ id: 'key_a', label: 'cline' }])
   })
 })

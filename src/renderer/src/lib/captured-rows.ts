@@ -2,7 +2,8 @@
 // current by the live events. Filters are sent to the API as its query parameters; a live event
 // is held to the same filters here, except the full-text search, which needs the bodies (a
 // search is re-run instead). Pure.
-import type { ExchangeFilterParams, ExchangeSummary, TrafficEvent } from '../../../shared/api/traffic'
+import { matchesFilter as matchesExchangeFilter } from '../../../shared/api/exchange-filter'
+import { exchangeFilterSchema, type ExchangeFilterParams, type ExchangeSummary, type TrafficEvent } from '../../../shared/api/traffic'
 
 /** The filter bar's fields; '' means "any". */
 export interface TrafficFilterForm {
@@ -13,11 +14,15 @@ export interface TrafficFilterForm {
   /** A key ID, or `none` for requests without a valid key. */
   client: string
   endpoint: string
+  /** The time range, as a `datetime-local` field holds it: local time, to the second. */
+  since: string
+  until: string
   /** Full-text search over request and reply text. */
   q: string
 }
 
-export const noFilter: TrafficFilterForm = { status: '', outcome: '', model: '', session: '', client: '', endpoint: '', q: '' }
+export const noFilter: TrafficFilterForm = { status: '', outcome: '', model: '', session: '', client: '', endpoint: '', since: '', until: '', q: '' }
+const TIME_FIELDS: ReadonlySet<keyof TrafficFilterForm> = new Set(['since', 'until'])
 const FILTER_FIELDS = Object.keys(noFilter).filter((name): name is keyof TrafficFilterForm => name in noFilter)
 
 /** The form as the API's query parameters (empty fields left out). */
@@ -25,31 +30,23 @@ export function filterParams(form: TrafficFilterForm): ExchangeFilterParams {
   const params: ExchangeFilterParams = {}
   for (const name of FILTER_FIELDS) {
     const text = form[name].trim()
-    if (text !== '') params[name] = text
+    if (text === '') continue
+    if (!TIME_FIELDS.has(name)) params[name] = text
+    else {
+      // A local time without a zone is read as local time; the API wants an ISO instant.
+      const at = new Date(text)
+      if (!Number.isNaN(at.getTime())) params[name] = at.toISOString()
+    }
   }
   return params
 }
 
 export const isSearching = (form: TrafficFilterForm): boolean => form.q.trim() !== ''
 
-function statusClass(status: number | null): string | null {
-  return status === null ? null : `${Math.floor(status / 100)}xx`
-}
-
-/** Whether a row meets the filters that a summary can be judged by (all but the search). */
+/** Whether a row meets the filters that a summary can be judged by (all but the search), as the API judges it. */
 export function matchesFilter(row: ExchangeSummary, form: TrafficFilterForm): boolean {
-  if (form.status !== '' && statusClass(row.status) !== form.status) return false
-  if (form.outcome !== '' && row.outcome !== form.outcome) return false
-  if (form.model !== '' && row.model !== form.model) return false
-  if (form.session !== '' && row.session !== form.session) return false
-  if (form.endpoint !== '' && row.endpoint !== form.endpoint) return false
-  if (form.client !== '') {
-    // As the API reads it: `none` is every request without a valid key, and a key's ID also
-    // finds its refusals after it expired or was revoked.
-    const id = row.client.kind === 'key' ? row.client.key_id : 'none'
-    if (id !== form.client && row.client.key_id !== form.client) return false
-  }
-  return true
+  const filter = exchangeFilterSchema.safeParse(filterParams(form))
+  return !filter.success || matchesExchangeFilter(row, { ...filter.data, q: undefined })
 }
 
 /** The list keeps at most this many rows; older ones are a "load older" away. */
@@ -80,13 +77,32 @@ export function mergePage(rows: readonly ExchangeSummary[], page: readonly Excha
   return [...byId.values()].sort(newestFirst).slice(0, MAX_ROWS)
 }
 
-/** Distinct values seen in the rows, for the filter menus. */
-export function valuesSeen(rows: readonly ExchangeSummary[]): {
+/** The values each filter menu offers. */
+export interface ValuesSeen {
   models: string[]
   sessions: string[]
   endpoints: string[]
   clients: Array<{ id: string; label: string }>
-} {
+}
+
+/**
+ * What the menus offer after new rows: what they offered, and the rows' values. Kept across
+ * filters, so a menu still offers its other values while one of them filters the list.
+ */
+export function mergeSeen(before: ValuesSeen, rows: readonly ExchangeSummary[]): ValuesSeen {
+  const now = valuesSeen(rows)
+  const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort()
+  const clients = new Map([...before.clients, ...now.clients].map((client) => [client.id, client.label]))
+  return {
+    models: union(before.models, now.models),
+    sessions: union(before.sessions, now.sessions),
+    endpoints: union(before.endpoints, now.endpoints),
+    clients: [...clients].map(([id, label]) => ({ id, label })).sort((a, b) => a.label.localeCompare(b.label)),
+  }
+}
+
+/** Distinct values seen in the rows, for the filter menus. */
+export function valuesSeen(rows: readonly ExchangeSummary[]): ValuesSeen {
   const models = new Set<string>()
   const sessions = new Set<string>()
   const endpoints = new Set<string>()

@@ -13,7 +13,7 @@ import { useCapturedTraffic, type CapturedTraffic } from '../hooks/use-captured-
 import { useSessionPrefixes } from '../hooks/use-session-prefixes'
 import { useStopNotes, type StopNotes } from '../hooks/use-stop-notes'
 import type { Traffic } from '../hooks/use-traffic'
-import { filterParams, noFilter, valuesSeen, type TrafficFilterForm } from '../lib/captured-rows'
+import { filterParams, mergeSeen, noFilter, valuesSeen, type TrafficFilterForm } from '../lib/captured-rows'
 import { errorMessage } from '../logic/error-message'
 import type { GatewayClient } from '../lib/gateway-client'
 import { saveFile } from '../lib/save-file'
@@ -87,7 +87,14 @@ function CapturedTrafficList({
   const [problem, setProblem] = useState<string | null>(null)
   const [session, setSession] = useState<string | null>(null)
   const { rows } = captured
-  const seen = useMemo(() => valuesSeen(rows), [rows])
+  // The menus keep every value seen in this view, not only the filtered rows' (adjusted while
+  // rendering, as React advises for state derived from a changing prop).
+  const [seen, setSeen] = useState(() => valuesSeen(rows))
+  const [seenRows, setSeenRows] = useState(rows)
+  if (seenRows !== rows) {
+    setSeenRows(rows)
+    setSeen((before) => mergeSeen(before, rows))
+  }
   const running = useMemo(() => rows.filter((row) => row.outcome === 'in_progress').length, [rows])
   const selected = rows.find((row) => row.id === selectedId)
 

@@ -36,6 +36,16 @@ function SearchField({ label, value, onChange, testId }: { label: string; value:
   return <input type="search" placeholder={label} value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId} aria-label={label} />
 }
 
+/** A moment of the time range, to the second, in local time. */
+function TimeField({ label, value, onChange, testId }: { label: string; value: string; onChange(value: string): void; testId: string }) {
+  return (
+    <label className="check" title={`${label} (local time)`}>
+      {label}
+      <input type="datetime-local" step={1} value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId} aria-label={`${label} (local time)`} />
+    </label>
+  )
+}
+
 const same = <T extends string>(values: readonly T[]) => values.map((id) => ({ id, label: id }))
 
 interface CapturedFiltersProps {
@@ -55,6 +65,8 @@ export function CapturedFilters({ form, seen, onFilter }: CapturedFiltersProps) 
       <Choice label="Client" value={form.client} options={seen.clients} onChange={(client) => onFilter({ client })} testId="traffic-filter-client" />
       <Choice label="Session" value={form.session} options={same(seen.sessions)} onChange={(session) => onFilter({ session })} testId="traffic-filter-session" />
       <Choice label="Endpoint" value={form.endpoint} options={same(seen.endpoints)} onChange={(endpoint) => onFilter({ endpoint })} testId="traffic-filter-endpoint" />
+      <TimeField label="From" value={form.since} onChange={(since) => onFilter({ since })} testId="traffic-filter-since" />
+      <TimeField label="Until" value={form.until} onChange={(until) => onFilter({ until })} testId="traffic-filter-until" />
     </>
   )
 }

@@ -131,6 +131,8 @@ export function inspectCaptured(exchange: Exchange, baseUrl: string): CapturedIn
       url: new URL(exchange.request.url, baseUrl).href,
       headers: replayedHeaders(exchange.request.headers),
       body: parseJsonObject(exchange.request.body) ?? {},
+      method: exchange.method,
+      bodyText: exchange.request.body,
     },
     sentAt: Number.isNaN(startedAt) ? 0 : startedAt,
     response: exchange.status === null ? null : { status: exchange.status, headers: exchange.response.headers, at: responseAt },

@@ -9,6 +9,10 @@ export interface RecordedRequest {
   /** Request headers besides Authorization and Content-Type, as sent. */
   headers: Record<string, string>
   body: Record<string, unknown>
+  /** A captured request's method (the playground's are all POST). */
+  method?: string
+  /** A captured request's body exactly as received ('' for none): what an export sends again. */
+  bodyText?: string
 }
 
 export interface RecordedResponse {

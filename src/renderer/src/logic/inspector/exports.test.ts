@@ -28,6 +28,15 @@ describe('toCurl', () => {
     expect(quoted).toContain(`It'\\''s a test`)
     expect(toCurl(request)).toContain(`--data-raw ${quoted}`)
   })
+
+  it("repeats a captured request's method and its body as received", () => {
+    const get = toCurl({ ...request, headers: {}, method: 'GET', bodyText: '' })
+    expect(get).toBe(`curl -N 'http://127.0.0.1:7313/v1/chat/completions' \\\n  -H "Authorization: Bearer $MORTAR_API_KEY"`)
+    const refused = toCurl({ ...request, headers: {}, method: 'POST', bodyText: '{not json' })
+    expect(refused).toContain(`--data-raw '{not json'`)
+    expect(refused).not.toContain('-X ')
+    expect(toCurl({ ...request, method: 'DELETE', bodyText: '' })).toContain("curl -N -X DELETE 'http://")
+  })
 })
 
 describe('toJsonl', () => {

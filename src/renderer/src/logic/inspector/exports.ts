@@ -12,13 +12,21 @@ export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`
 }
 
+/**
+ * The request again, as curl: its method (`-X` unless it is what curl sends by itself: GET
+ * without a body, POST with one) and its body — a captured one exactly as received, so a
+ * refused request is repeated as it was refused.
+ */
 export function toCurl(request: RecordedRequest): string {
+  const body = request.bodyText ?? JSON.stringify(request.body)
+  const method = request.method ?? 'POST'
+  const implied = body === '' ? 'GET' : 'POST'
   const lines = [
-    `curl -N ${shellQuote(request.url)}`,
+    `curl -N ${method === implied ? '' : `-X ${method} `}${shellQuote(request.url)}`,
     `  -H "Authorization: Bearer $MORTAR_API_KEY"`,
-    `  -H 'Content-Type: application/json'`,
+    ...(body === '' ? [] : [`  -H 'Content-Type: application/json'`]),
     ...Object.entries(request.headers).map(([name, value]) => `  -H ${shellQuote(`${name}: ${value}`)}`),
-    `  --data-raw ${shellQuote(JSON.stringify(request.body))}`,
+    ...(body === '' ? [] : [`  --data-raw ${shellQuote(body)}`]),
   ]
   return lines.join(' \\\n')
 }

@@ -13,6 +13,7 @@ import { answerErrorsAs } from './http/error-format'
 import { errorHandler, sendError } from './http/error-handler'
 import { frontDoor } from './http/front-door'
 import { v1Aliases } from './http/v1-aliases'
+import { ParsedParts } from './http/parsed-parts'
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
 import { chatCompletionsEndpoint } from './endpoints/chat-completions/chat-completions-endpoint'
 import { messagesEndpoint } from './endpoints/messages/messages-endpoint'
@@ -125,6 +126,7 @@ export function createGateway(config: GatewayConfig): Gateway {
     bodyLimitBytes: config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     pingIntervalMs: config.pingIntervalMs ?? PING_INTERVAL_MS,
     onCompletion: config.onCompletion,
+    parsedParts: new ParsedParts(),
   }
   // The generation endpoints: each is an accept function, a wire format and a path
   // (endpoints/endpoint.ts); the route runs the same stages for all of them.

@@ -54,6 +54,43 @@ describe('what the model server receives', () => {
     expect(fake.requests.at(-1)!.body!.messages).toEqual([{ role: 'system', content: accented[0]!.content }, accented[1]])
   })
 
+  it("gets an agent's conversation as sent on every turn, while the gateway reuses the history it parsed before, whatever the optimizer and tool selection do", async () => {
+    // Long enough that the gateway remembers the parsed history (parsed-parts.ts) and reuses it on the next turn.
+    const file = (n: number) => `// file ${n}, with "quotes", a \\ and \u00e9\n` + 'const value = compute(input) // why it is so\n'.repeat(60)
+    const system = 'You are a careful coding agent. '.repeat(400)
+    const tools = [{ type: 'function', function: { name: 'read_file', description: 'Read a file. '.repeat(120), parameters: { type: 'object', properties: { path: { type: 'string' } } } } }]
+    const messages: object[] = [{ role: 'developer', content: system }, { role: 'user', content: 'Find the bug. '.repeat(100) }]
+    const named = { tool_choice: { type: 'function', function: { name: 'read_file' } } }
+    const turns: [Record<string, string>, object][] = [[{}, {}], [{ 'X-Mortar-Optimize': 'on' }, {}], [{ 'X-Mortar-Tool-Select': 'named' }, named], [{}, {}], [{}, {}]]
+    for (const [turn, [headers, extra]] of turns.entries()) {
+      const response = await gw.post('/v1/chat/completions', { model: DEFAULT_MODEL_ID, messages, tools, stream: false, ...extra }, headers)
+      expect(response.status, await response.clone().text()).toBe(200)
+      const sent = fake.requests.at(-1)!.body!
+      if (Object.keys(headers).length === 0) {
+        // The developer turn reaches the server as the system turn (normalized), everything else as sent.
+        expect(sent.messages).toEqual([{ role: 'system', content: system }, ...messages.slice(1)])
+        expect(sent.tools).toEqual(tools)
+      }
+      messages.push(
+        { role: 'assistant', content: null, tool_calls: [{ id: `c${turn}`, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `f${turn}.ts` }) } }] },
+        { role: 'tool', tool_call_id: `c${turn}`, content: file(turn) },
+      )
+    }
+    // The same conversation from Anthropic's Messages API: its history is remembered too.
+    const blocks: object[] = [{ role: 'user', content: 'Find the bug. '.repeat(100) }]
+    for (let turn = 0; turn < 3; turn++) {
+      const response = await gw.post('/v1/messages', { model: DEFAULT_MODEL_ID, max_tokens: 64, system, messages: blocks })
+      expect(response.status, await response.clone().text()).toBe(200)
+      const sent = fake.requests.at(-1)!.body!.messages as Array<{ role: string; content: unknown }>
+      expect(sent[0]).toEqual({ role: 'system', content: system })
+      if (turn > 0) expect(JSON.stringify(sent)).toContain(JSON.stringify(file(turn - 1)).slice(1, -1))
+      blocks.push(
+        { role: 'assistant', content: [{ type: 'tool_use', id: `t${turn}`, name: 'read_file', input: { path: `f${turn}.ts` } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${turn}`, content: file(turn) }] },
+      )
+    }
+  })
+
   it('gets the fields as sent, normalized messages, the planned max_tokens and an explicit stream', async () => {
     await gw.post('/v1/chat/completions', {
       messages: [

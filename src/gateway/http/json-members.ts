@@ -14,12 +14,15 @@ export interface Span {
  * reads, so no span is given rather than a wrong one.
  *
  * One pass over the top level that leaps over strings with `indexOf` (native), as the depth check
- * does; nested values are skipped bracket by bracket, their strings leapt over the same way.
+ * does; nested values are skipped bracket by bracket, their strings leapt over the same way. The
+ * members named in `split` whose values are arrays get their elements' spans in `elements`, found
+ * in the same pass, and `nesting.deepest` becomes how deep the text nests (the object itself is 1).
  */
-export function topLevelMembers(text: string): Map<string, Span> | undefined {
+export function topLevelMembers(text: string, split?: ReadonlySet<string>, elements?: Map<string, Span[]>, nesting: Nesting = { deepest: 0 }): Map<string, Span> | undefined {
   let at = skipSpace(text, 0)
   if (text.charCodeAt(at) !== OPEN_BRACE) return undefined
   const members = new Map<string, Span>()
+  nesting.deepest = Math.max(nesting.deepest, 1)
   at = skipSpace(text, at + 1)
   if (text.charCodeAt(at) === CLOSE_BRACE) return members
   for (;;) {
@@ -31,7 +34,16 @@ export function topLevelMembers(text: string): Map<string, Span> | undefined {
     at = skipSpace(text, close + 1)
     if (text.charCodeAt(at) !== COLON) return undefined
     const start = skipSpace(text, at + 1)
-    const end = valueEnd(text, start)
+    let end: number
+    const array = split?.has(name) === true ? arrayElements(text, start, 1, nesting) : undefined
+    if (array !== undefined) {
+      end = array.end
+      elements?.set(name, array.elements)
+    } else {
+      end = valueEnd(text, start, 1, nesting)
+      // A value written twice is its last: an earlier array's elements are not this value's.
+      elements?.delete(name)
+    }
     if (end === -1) return undefined
     members.set(name, { start, end })
     at = skipSpace(text, end)
@@ -42,8 +54,39 @@ export function topLevelMembers(text: string): Map<string, Span> | undefined {
   }
 }
 
-/** The index just past the value that starts at `start`, or -1. */
-function valueEnd(text: string, start: number): number {
+/**
+ * Where each element of the array whose text starts at `start` is (one span per element, without
+ * the whitespace around it), and the index just past the array. Undefined when `start` does not
+ * open an array or the text is cut short. One pass that leaps over strings, as `valueEnd` does.
+ */
+export function arrayElements(text: string, start: number, outside = 0, nesting: Nesting = { deepest: 0 }): { elements: Span[]; end: number } | undefined {
+  if (text.charCodeAt(start) !== OPEN_BRACKET) return undefined
+  const elements: Span[] = []
+  nesting.deepest = Math.max(nesting.deepest, outside + 1)
+  let at = skipSpace(text, start + 1)
+  if (text.charCodeAt(at) === CLOSE_BRACKET) return { elements, end: at + 1 }
+  for (;;) {
+    const end = valueEnd(text, at, outside + 1, nesting)
+    if (end === -1) return undefined
+    elements.push({ start: at, end })
+    at = skipSpace(text, end)
+    const next = text.charCodeAt(at)
+    if (next === CLOSE_BRACKET) return { elements, end: at + 1 }
+    if (next !== COMMA) return undefined
+    at = skipSpace(text, at + 1)
+  }
+}
+
+/** How deep a scan found the text to nest: arrays and objects inside one another. */
+export interface Nesting {
+  deepest: number
+}
+
+/**
+ * The index just past the value that starts at `start`, or -1; the value sits inside `outside`
+ * arrays and objects, and `nesting` keeps the deepest level met.
+ */
+function valueEnd(text: string, start: number, outside = 0, nesting: Nesting = { deepest: 0 }): number {
   const first = text.charCodeAt(start)
   if (first === QUOTE) {
     const close = closingQuote(text, start)
@@ -57,7 +100,7 @@ function valueEnd(text: string, start: number): number {
         i = closingQuote(text, i)
         if (i === -1) return -1
       } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-        depth++
+        if (++depth + outside > nesting.deepest) nesting.deepest = depth + outside
       } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) {
         return i + 1
       }

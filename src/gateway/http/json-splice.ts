@@ -7,6 +7,8 @@ export interface ClientBody {
   readonly value: unknown
   readonly text: string
   readonly raw: Buffer
+  /** Where its top-level members are in `text`, when reading it found them already. */
+  readonly members?: Map<string, Span> | undefined
 }
 
 /**
@@ -51,7 +53,7 @@ const membersOf = new WeakMap<ClientBody, Map<string, Span> | null>()
 export function sentAsIs(source: ClientBody, name: string, value: unknown): Span | undefined {
   let members = membersOf.get(source)
   if (members === undefined) {
-    members = source.raw.length === source.text.length && isAscii(source.raw) ? (topLevelMembers(source.text) ?? null) : null
+    members = source.raw.length === source.text.length && isAscii(source.raw) ? (source.members ?? topLevelMembers(source.text) ?? null) : null
     membersOf.set(source, members)
   }
   const span = members?.get(name)
@@ -104,7 +106,8 @@ export function spliceClientMembers(
     const value = body[name]
     if (Array.isArray(value)) items += value.length
   }
-  if (items > 0 && source.text.length / items < SHORTEST_SPLICED_ITEM_CHARS) return undefined
+  // When reading the body found its members already (parsed-parts.ts), the scan is paid for.
+  if (source.members === undefined && items > 0 && source.text.length / items < SHORTEST_SPLICED_ITEM_CHARS) return undefined
   const spans = new Map<string, Span>()
   let spliced = 0
   for (const name of spliceable) {

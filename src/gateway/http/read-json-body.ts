@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http'
 import { GatewayError, invalidRequest } from '../errors'
 import { recorderOf } from '../capture/exchange-recorder'
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth'
+import { MAX_JSON_DEPTH } from './json-depth'
+import { ParsedParts, TooDeep } from './parsed-parts'
 import { readStream } from './read-stream'
 import { errorText } from '../../shared/narrow'
 import type { ClientBody } from './json-splice'
@@ -20,13 +21,23 @@ const LARGE_BODY_BYTES = 1024 * 1024
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/** Bodies of one scope (an organization) whose parsed history the reader may reuse. */
+export interface KnownParts {
+  readonly parts: ParsedParts
+  readonly scope: string
+}
+
+/** Parses with nothing remembered, for the bodies that are not conversations (keys, settings). */
+const NOTHING_KNOWN: KnownParts = { parts: new ParsedParts(0), scope: '' }
+
 /**
- * Read and parse a JSON body, refusing more than `limit` bytes before buffering them. The
+ * Read and parse a JSON body, refusing more than `limit` bytes before buffering them. With `known`,
+ * the parts of a conversation parsed before for the same scope are reused (parsed-parts.ts). The
  * Content-Type is not checked: every request needs an Authorization header, which no page can
  * send cross-origin without a CORS preflight, so a lenient parser opens no CSRF door, and clients
  * that forget the header (curl -d) still work.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<ClientBody> {
+export async function readJsonBody(req: IncomingMessage, limit: number, known: KnownParts = NOTHING_KNOWN): Promise<ClientBody> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
   const { bytes: raw, overflowed } = await readStream(req, limit)
@@ -41,14 +52,14 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (recorder !== undefined) recorder.requestBody = text
   if (large) await yieldToEventLoop()
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
-  if (text.length > MAX_JSON_DEPTH && jsonNestsDeeperThan(text)) {
-    throw invalidRequest(`The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep, which the gateway does not accept.`, null, 'invalid_json')
-  }
   try {
-    const value: unknown = JSON.parse(text)
+    const { value, members } = known.parts.parse(text, known.scope)
     if (large) await yieldToEventLoop()
-    return { value, text, raw }
+    return { value, text, raw, members }
   } catch (error) {
+    if (error instanceof TooDeep) {
+      throw invalidRequest(`The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep, which the gateway does not accept.`, null, 'invalid_json')
+    }
     throw invalidRequest(
       `The request body is not valid JSON: ${errorText(error)}`,
       null,

@@ -12,6 +12,7 @@ import type { Endpoint } from '../endpoints/endpoint'
 import { answerErrorsAs } from '../http/error-format'
 import { outgoingText } from '../http/json-splice'
 import { readJsonBody } from '../http/read-json-body'
+import type { ParsedParts } from '../http/parsed-parts'
 import { completionRecord, type CompletionContext, type CompletionObserver, type GenerationEndObserver } from '../pipeline/completion-context'
 import { parseDedupeRequest, requestFingerprint, type DedupeCoordinator } from '../pipeline/in-flight-dedupe'
 import { optimizePrompt, type OptimizerSettings } from '../pipeline/optimize-prompt'
@@ -36,6 +37,8 @@ export interface GenerationRouteDeps {
   bodyLimitBytes: number
   pingIntervalMs: number
   onCompletion: CompletionObserver | undefined
+  /** The conversations' parts parsed before, reused per organization when a body is read. */
+  parsedParts: ParsedParts
 }
 
 export type GenerationHandler = (req: IncomingMessage, res: ServerResponse, principal: Principal) => Promise<void>
@@ -57,7 +60,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     const dialectName = principal.dialect ?? deps.dialect()
     const dialect = DIALECT_RULES[dialectName]
     res.setHeader(HeaderName.dialect, dialectName)
-    const body = await readJsonBody(req, deps.bodyLimitBytes)
+    const body = await readJsonBody(req, deps.bodyLimitBytes, { parts: deps.parsedParts, scope: principal.org })
     const admitted = endpoint.accept(body.value, { dialect })
     const dedupeRequest = parseDedupeRequest(header(req.headers, MortarHeader.dedupe), header(req.headers, MortarHeader.idempotencyKey), admitted.request)
     const model = deps.catalog().resolve(admitted.model)

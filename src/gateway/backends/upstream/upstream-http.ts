@@ -87,7 +87,9 @@ export function postToReplica(
   headers: Record<string, string>,
   signal: StopSignal,
 ): Promise<IncomingMessage> {
-  return attempt(replica, path, body, headers, signal, 'pooled')
+  // Encoded once: its length is then free, and a retry sends the same bytes (a string would be
+  // measured by Buffer.byteLength, then encoded again by the socket write, each a pass over it).
+  return attempt(replica, path, typeof body === 'string' ? Buffer.from(body) : body, headers, signal, 'pooled')
 }
 
 /**
@@ -101,7 +103,7 @@ type Connection = 'pooled' | 'fresh'
 function attempt(
   replica: Replica,
   path: string,
-  body: string | Buffer,
+  body: Buffer,
   headers: Record<string, string>,
   signal: StopSignal,
   connection: Connection,
@@ -115,7 +117,7 @@ function attempt(
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
+        'content-length': String(body.length),
         ...(replica.apiKey !== undefined ? { authorization: `Bearer ${replica.apiKey}` } : {}),
         ...headers,
       },

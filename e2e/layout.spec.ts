@@ -116,7 +116,7 @@ for (const width of [800, 1280]) {
       }
     })
 
-    test('Traffic shows a session id Mortar made up whole, and keeps its last characters when the copy button takes room', async ({ page }) => {
+    test('Traffic shows the model id and a session id Mortar made up whole, and keeps its last characters when the copy button takes room', async ({ page }) => {
       await openUi(page, server)
       await page.getByTestId('nav-traffic').click()
       await expect(page.getByTestId('traffic-connection')).toHaveAttribute('data-state', 'live')
@@ -127,6 +127,8 @@ for (const width of [800, 1280]) {
       expect(id).toMatch(/^sess_[0-9a-f]{24}$/)
       await expect(session).toHaveText(id)
       await expectNotClipped(session.getByTestId('traffic-session-text'), 'the session id')
+      await expect(row.getByTestId('traffic-model')).toHaveText(DEFAULT_MODEL_ID)
+      await expectNotClipped(row.getByTestId('traffic-model'), 'the model id')
       // …and at 1280 px without scrolling the table sideways: every column fits.
       if (width === 1280) await expectNotClipped(page.getByTestId('traffic-table').locator('.virtual-list__scroll'), 'the Traffic table')
 

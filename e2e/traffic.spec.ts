@@ -99,7 +99,7 @@ test("the window's own requests in Traffic open in the inspector and the playgro
   await expect(page.getByTestId('inspector')).toBeVisible()
 })
 
-test('at 1280 px every column title is whole, and a session Mortar made up shows whole, in its tooltip and its copy too', async ({ page, context }) => {
+test('at 1280 px every column title, the model id and a session Mortar made up show whole (tooltip and copy too); a cost with no price says why', async ({ page, context }) => {
   await page.setViewportSize({ width: 1280, height: 800 })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
   await openUi(page, server)
@@ -116,6 +116,13 @@ test('at 1280 px every column title is whole, and a session Mortar made up shows
   await session.hover()
   await session.getByTestId('traffic-session-copy').click()
   expect(await readClipboard(page)).toBe(id)
+
+  const row = page.getByTestId('traffic-row').filter({ has: session })
+  await expect(row.getByTestId('traffic-model')).toHaveText(DEFAULT_MODEL_ID)
+  await expectNotClipped(row.getByTestId('traffic-model'), 'the model id')
+  // The scripted model has no price in config.json: the "—" says so.
+  await expect(row.getByTestId('traffic-cost')).toHaveText('—')
+  await expect(row.getByTestId('traffic-cost')).toHaveAttribute('title', /no price in config\.json/)
 
   for (const title of await page.getByRole('columnheader').all()) await expectNotClipped(title, `the column title "${await title.textContent()}"`)
 })

@@ -44,7 +44,14 @@ export function telemetryColumns(localIds: ReadonlySet<string>): readonly Traffi
       ),
     },
     // Wide enough for a whole catalog id (Qwen/Qwen2.5-7B-Instruct).
-    { ...growingColumn('Model', 180, 1.6), cell: (row) => <span title={row.model}>{row.model}</span> },
+    {
+      ...growingColumn('Model', 180, 1.6),
+      cell: (row) => (
+        <span title={row.model} data-testid="traffic-model">
+          {row.model}
+        </span>
+      ),
+    },
     { ...sessionColumn(1), cell: (row) => <SessionCell session={row.session} /> },
     { ...fixedColumn('TTFT', 60), cell: (row) => <span>{formatMs(row.ttftMs)}</span> },
     { ...fixedColumn('Duration', 62), cell: (row) => <span>{formatMs(row.durationMs)}</span> },

@@ -178,6 +178,39 @@ test('a captured request opens in the playground, editable, and is sent again', 
   await expect(rowOf(page, 'replay-me')).toHaveCount(2)
 })
 
+test('a request that tool selection narrowed opens on the diff of what the model saw', async ({ page }) => {
+  await openTraffic(page)
+  const key = await server.uiKey()
+  const tool = (name: string) => ({ type: 'function', function: { name, description: `Does ${name}.`, parameters: { type: 'object', properties: {} } } })
+  const response = await fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Mortar-Session': 'narrowed', 'X-Mortar-Tool-Select': 'named' },
+    body: JSON.stringify({
+      messages: [{ role: 'user', content: 'Use the second tool' }],
+      tools: [tool('first_tool'), tool('second_tool'), tool('third_tool')],
+      tool_choice: { type: 'function', function: { name: 'second_tool' } },
+      stream: false,
+    }),
+  })
+  expect(response.status).toBe(200)
+  await response.text()
+  expect(JSON.stringify(fake.requests.at(-1)?.body)).not.toContain('first_tool')
+
+  await rowOf(page, 'narrowed').click()
+  const detail = page.getByTestId('traffic-detail')
+  await detail.getByTestId('inspector-tab-request').click()
+  await expect(detail.getByTestId('request-body-note')).toHaveText('Tool selection or the optimizer changed what the model saw.')
+  // It opens on the diff: the tools tool selection took out are removed lines.
+  const diff = detail.locator('pre[data-testid="request-body-diff"]')
+  await expect(diff.locator('[data-op="removed"]').filter({ hasText: 'first_tool' }).first()).toBeVisible()
+  await expect(diff.locator('[data-op="removed"]').filter({ hasText: 'second_tool' })).toHaveCount(0)
+  await detail.getByTestId('request-body-model').click()
+  await expect(detail.getByTestId('request-body')).toContainText('second_tool')
+  await expect(detail.getByTestId('request-body')).not.toContainText('first_tool')
+  await detail.getByTestId('request-body-received').click()
+  await expect(detail.getByTestId('request-body')).toContainText('first_tool')
+})
+
 test('exports: HAR and JSON Lines from the API, curl for one request', async ({ page }) => {
   await openTraffic(page)
   const key = await server.uiKey()

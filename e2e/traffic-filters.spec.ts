@@ -141,6 +141,8 @@ test("one request's curl export runs as it is: a chat completion and a GET", asy
   expect(chatCurl).not.toContain(key)
   const reply = JSON.parse((await sh(chatCurl)).stdout) as { choices: Array<{ message: { content: string } }> }
   expect(reply.choices[0]?.message.content).toBeTruthy()
+  // What plain curl sent is captured too, within a second, under the same session.
+  await expect(page.getByTestId('traffic-row').filter({ hasText: 'curl-me' })).toHaveCount(2, { timeout: 1_000 })
 
   const modelsCurl = await curlOf(page.getByTestId('traffic-row').filter({ has: page.getByTestId('traffic-endpoint').getByText('GET /v1/models', { exact: true }) }).first())
   const models = JSON.parse((await sh(modelsCurl)).stdout) as { object: string; data: Array<{ id: string }> }

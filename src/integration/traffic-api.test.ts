@@ -1,4 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Ajv } from 'ajv'
 import draft06 from 'ajv/dist/refs/json-schema-draft-06.json'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,8 +12,8 @@ import { startTestGateway, userMessage, type TestGateway } from './harness'
 import { endOf, trafficClient, type LiveTraffic } from './traffic-client'
 
 // The traffic API over HTTP: exports (HAR checked against the HAR 1.2 JSON schema of the
-// `har-schema` package), every filter and the pages, clearing, the status, bad queries, and
-// `--capture off`.
+// `har-schema` package), every filter and the pages, clearing, the status, bad queries, the
+// limits from flags and config.json, and `--capture off`.
 
 const harSchemas = createRequire(import.meta.url)('har-schema') as Record<string, object>
 
@@ -67,6 +70,13 @@ describe('exports', () => {
     expect(wait).toBe(whole.response.frames[0]?.t_ms)
     expect(error?.response.status).toBe(400)
     expect(error?.request.postData?.text).toBe('{not json')
+    // Everything captured so far (refusals without a key, a list of models) is valid HAR too.
+    await (await fetch(`${gw.url}/v1/models`)).text()
+    await (await fetch(`${gw.url}/v1/models?api_key=secret-in-the-query`, { headers: { Authorization: `Bearer ${gw.ownerKey}` } })).text()
+    const all = (await (await traffic.get(`${TrafficPath.export}?format=har`)).json()) as { log: { entries: HarEntry[] } }
+    expect(all.log.entries.length).toBeGreaterThanOrEqual(2)
+    expect(validate(all), JSON.stringify(validate.errors)).toBe(true)
+    expect(JSON.stringify(all)).not.toContain('secret-in-the-query')
   })
 
   it('JSON Lines: one whole exchange per line', async () => {
@@ -165,6 +175,45 @@ describe('the list over HTTP', () => {
       cursor = page.next_cursor ?? undefined
     } while (cursor !== undefined)
     expect(pages).toEqual([['f-e', 'f-d'], ['f-c', 'f-b'], ['f-a']])
+  })
+})
+
+describe('settable limits', () => {
+  it("takes the store's limits from the flags, and the mode and limits from config.json, a flag winning", async () => {
+    const flagged = await startTestGateway(['--capture-max-mb', '2', '--capture-max-exchanges', '3'])
+    try {
+      const client = trafficClient(flagged.url, flagged.ownerKey)
+      expect(await (await client.get(TrafficPath.status)).json()).toMatchObject({ mode: 'memory', limits: { max_bytes: 2 * 1024 * 1024, max_exchanges: 3 } })
+      const flaggedLive = await client.live()
+      for (const id of ['l-1', 'l-2', 'l-3', 'l-4', 'l-5']) {
+        await (await flagged.post('/v1/chat/completions', { ...userMessage(id), stream: false }, { 'x-request-id': id })).text()
+        await flaggedLive.next(endOf(id), 1_000)
+      }
+      flaggedLive.close()
+      expect((await client.list()).data.map((row) => row.request_id)).toEqual(['l-5', 'l-4', 'l-3'])
+      expect(await (await client.get(TrafficPath.status)).json()).toMatchObject({ exchanges: 3, evicted: 2 })
+    } finally {
+      await flagged.close()
+    }
+
+    const configured = (args: string[]) => {
+      const home = mkdtempSync(join(tmpdir(), 'mortar-capture-config-'))
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ capture: { mode: 'off', maxExchanges: 4, maxExchangeKilobytes: 64 } }))
+      return startTestGateway(args, { home })
+    }
+    const off = await configured([])
+    try {
+      expect(await (await trafficClient(off.url, off.ownerKey).get(TrafficPath.status)).json()).toMatchObject({ mode: 'off' })
+    } finally {
+      await off.close()
+    }
+    const memory = await configured(['--capture', 'memory'])
+    try {
+      const status = await (await trafficClient(memory.url, memory.ownerKey).get(TrafficPath.status)).json()
+      expect(status).toMatchObject({ mode: 'memory', limits: { max_exchanges: 4, max_exchange_bytes: 64 * 1024 } })
+    } finally {
+      await memory.close()
+    }
   })
 })
 

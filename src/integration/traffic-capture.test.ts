@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Exchange } from '../shared/api/traffic'
@@ -277,6 +279,27 @@ describe('capture of an upstream deployment', () => {
     } finally {
       fake.behavior.mode = 'normal'
       upstreamLive.close()
+    }
+  })
+
+  it('a model server that is down: 503 upstream_error with its envelope', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const down = await startTestGateway(['--upstream', `http://127.0.0.1:${port}`])
+    const downLive = await trafficClient(down.url, down.ownerKey).live()
+    try {
+      const id = requestId()
+      const response = await down.client().chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'Anyone there?' }] }, { headers: { 'x-request-id': id } }).catch((error: unknown) => error)
+      expect(response).toMatchObject({ status: 503 })
+      const exchange = await captured(down, id, downLive)
+      expect(exchange).toMatchObject({ status: 503, outcome: 'upstream_error', error: { type: 'upstream_error', code: 'upstream_unavailable' } })
+      expect(exchange.request.body).toContain('Anyone there?')
+      expect(JSON.parse(exchange.response.body ?? '{}')).toMatchObject({ error: { code: 'upstream_unavailable' } })
+    } finally {
+      downLive.close()
+      await down.close()
     }
   })
 

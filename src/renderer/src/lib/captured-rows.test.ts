@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { exchangeSummarySchema, type ExchangeSummary } from '../../../shared/api/traffic'
-import { applyTrafficEvent, filterParams, matchesFilter, mergePage, mergeSeen, noFilter, valuesSeen } from './captured-rows'
+import { applyTrafficEvent, filterParams, matchesFilter, MAX_ROWS, mergePage, mergeSeen, noFilter, valuesSeen } from './captured-rows'
 
 function row(id: string, at: string, patch: Partial<ExchangeSummary> = {}): ExchangeSummary {
   return exchangeSummarySchema.parse({
@@ -93,6 +93,18 @@ describe('mergePage', () => {
       ['a', 'finished'],
       ['c', 'finished'],
     ])
+  })
+
+  it('adds an older page past MAX_ROWS, and live events then keep that many rows', () => {
+    const at = (i: number) => new Date(Date.UTC(2026, 11, 1, 8) + i * 1000).toISOString()
+    const loaded = Array.from({ length: MAX_ROWS }, (_, i) => row(`n${i}`, at(10_000 - i)))
+    const older = Array.from({ length: 200 }, (_, i) => row(`o${i}`, at(5_000 - i)))
+    const rows = mergePage(loaded, older)
+    expect(rows).toHaveLength(MAX_ROWS + 200)
+    expect(rows.at(-1)?.id).toBe('o199')
+    const after = applyTrafficEvent(rows, { type: 'exchange.started', exchange: row('new', at(20_000)) }, noFilter)
+    expect(after).toHaveLength(MAX_ROWS + 200)
+    expect([after[0]?.id, after.at(-1)?.id]).toEqual(['new', 'o198'])
   })
 })
 

@@ -49,7 +49,10 @@ export function matchesFilter(row: ExchangeSummary, form: TrafficFilterForm): bo
   return !filter.success || matchesExchangeFilter(row, { ...filter.data, q: undefined })
 }
 
-/** The list keeps at most this many rows; older ones are a "load older" away. */
+/**
+ * Live events grow the list to at most this many rows (the oldest go); older ones are a "load
+ * older" away. Rows the user paged in beyond it stay: the list then keeps that many.
+ */
 export const MAX_ROWS = 2_000
 
 const newestFirst = (a: ExchangeSummary, b: ExchangeSummary): number => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0)
@@ -65,16 +68,16 @@ export function applyTrafficEvent<Rows extends readonly ExchangeSummary[]>(rows:
     return next
   }
   if (isSearching(form) || !matchesFilter(row, form)) return rows
-  return [row, ...rows].sort(newestFirst).slice(0, MAX_ROWS)
+  return [row, ...rows].sort(newestFirst).slice(0, Math.max(MAX_ROWS, rows.length))
 }
 
-/** A page read from the store, merged with rows that live events brought meanwhile. */
+/** An older page read from the store, added to the rows (which live events may have changed meanwhile). Never cut: it was asked for. */
 export function mergePage(rows: readonly ExchangeSummary[], page: readonly ExchangeSummary[]): ExchangeSummary[] {
   const byId = new Map<string, ExchangeSummary>()
   for (const row of page) byId.set(row.id, row)
   // A live event is newer than the page's copy of the same exchange.
   for (const row of rows) byId.set(row.id, row)
-  return [...byId.values()].sort(newestFirst).slice(0, MAX_ROWS)
+  return [...byId.values()].sort(newestFirst)
 }
 
 /** The values each filter menu offers. */

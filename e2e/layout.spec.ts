@@ -75,6 +75,11 @@ for (const width of [800, 1280]) {
       await expect(usage).toContainText('completion 98765')
       await expectNotClipped(usage, 'the usage')
       await expectWithinViewport(page, usage, 'the usage')
+      // The timeline's scale is read beside the bars, not over the last of them ([DONE] is at the right end).
+      const [scale, bars] = await Promise.all([page.getByTestId('timeline-scale').boundingBox(), page.getByTestId('timeline').boundingBox()])
+      expect(scale, 'the timeline scale is rendered').not.toBeNull()
+      const overlaps = scale !== null && bars !== null && scale.y < bars.y + bars.height && scale.y + scale.height > bars.y
+      expect(overlaps, 'the timeline scale lies over the bars').toBe(false)
       await expectNoPageOverflow(page, 'the playground')
       await saveScreenshot(page, testInfo, `inspector-${width}`)
     })

@@ -57,7 +57,9 @@ export function Timeline({ frames, count, spanMs, responseAt }: TimelineProps) {
   return (
     <div className="timeline" title="Frames over time: bar height is the gap before the frame; the shaded part is the wait for response headers">
       <canvas ref={canvas} data-testid="timeline" data-frames={count} />
-      <span className="timeline__scale muted">0 — {(spanMs / 1000).toFixed(2)} s</span>
+      <span className="timeline__scale muted" data-testid="timeline-scale">
+        0 — {(spanMs / 1000).toFixed(2)} s
+      </span>
     </div>
   )
 }

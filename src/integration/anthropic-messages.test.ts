@@ -313,6 +313,23 @@ describe('POST /v1/messages through a model server with its own /v1/messages', (
     expect(streamedCall.content).toEqual(call.content)
   })
 
+  it('sends a long conversation as the client wrote it, turn after turn, with only model, max_tokens and stream rewritten', async () => {
+    // ASCII: a body with other characters is serialized again (its text offsets are not byte offsets).
+    const result = (n: number) => `// file ${n}, "quoted" and \\ escaped,\n` + 'const value = compute(input)\n'.repeat(120)
+    const messages: object[] = [{ role: 'user', content: 'Find the bug. '.repeat(200) }]
+    for (let turn = 0; turn < 3; turn++) {
+      const sent = { model: DEFAULT_MODEL_ID, system: [{ type: 'text', text: 'You are careful. '.repeat(300) }], messages, tools: [weatherTool], max_tokens: 50, metadata: { user_id: 'u1' } }
+      // Spaced, and with an escape JSON.stringify would not write: the server must still get these values.
+      const text = JSON.stringify(sent, null, 1).replace('You are careful.', 'You are c\\u0061reful.')
+      const response = await gw.post('/v1/messages', text, { 'anthropic-version': '2023-06-01' })
+      expect(response.status, await response.clone().text()).toBe(200)
+      expect(fake.requests.at(-1)?.body).toEqual({ ...JSON.parse(text), model: DEFAULT_MODEL_ID, stream: false })
+      // The conversation went as the client's bytes, its own escape included.
+      expect(fake.requests.at(-1)?.text).toContain('You are c\\u0061reful.')
+      messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${turn}`, name: 'get_weather', input: { city: 'Paris' } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${turn}`, content: result(turn) }] })
+    }
+  })
+
   it('carries an image, which only a server with /v1/messages can', async () => {
     const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo=' } }
     const message = await client.messages.create({ model: DEFAULT_MODEL_ID, max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, image] }] })

@@ -111,3 +111,11 @@ function isPlain(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value)
   return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function'
 }
+
+/**
+ * The JSON text of the bodies sent to model servers, every form's, with the quoted form of long
+ * strings remembered: a conversation's system prompt and history are sent again on every turn, and
+ * quoting them was the costliest pass over the prompt on the request path (docs/benchmark.md).
+ * One per process.
+ */
+export const upstreamJson = new JsonTextCache()

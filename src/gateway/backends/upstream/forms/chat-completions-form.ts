@@ -1,5 +1,5 @@
 import { spliceClientMembers, type OutgoingJson } from '../../../http/json-splice'
-import { JsonTextCache } from '../../../http/json-text'
+import { upstreamJson } from '../../../http/json-text'
 import type { GenerationRequest } from '../../generation-request'
 import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from '../map-upstream-chunk'
 import { promptOfKind, type UpstreamBodyOptions, type UpstreamForm, type WholeReply } from '../upstream-form'
@@ -44,15 +44,8 @@ export function chatCompletionsBody(request: GenerationRequest, options: Upstrea
     if (prompt.parallelToolCalls !== undefined) body.parallel_tool_calls = prompt.parallelToolCalls
   }
   if (request.user !== undefined) body.user = request.user
-  return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => bodyJson.stringify(value)) ?? bodyJson.stringify(body)
+  return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => upstreamJson.stringify(value)) ?? upstreamJson.stringify(body)
 }
-
-/**
- * The bodies' JSON text, with the quoted form of long strings remembered: a conversation's system
- * prompt and history are sent again on every turn, and quoting them was the costliest pass over
- * the prompt on the request path (docs/benchmark.md). One per process.
- */
-const bodyJson = new JsonTextCache()
 
 const SPLICED_MEMBERS = ['messages', 'tools']
 

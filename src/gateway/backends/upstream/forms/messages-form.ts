@@ -1,6 +1,8 @@
 import type { ToolCallDelta } from '../../../../shared/api/chat-response'
 import { chatUsageOf, finishReasonOf } from '../../../../shared/api/messages-chat-terms'
 import type { Tokenizer } from '../../../tokens/tokenizer'
+import { spliceClientMembers, type OutgoingJson } from '../../../http/json-splice'
+import { upstreamJson } from '../../../http/json-text'
 import type { GenerationEvent } from '../../model-backend'
 import type { UpstreamBodyOptions, UpstreamForm, UpstreamStreamDecoder, WholeReply } from '../upstream-form'
 
@@ -16,18 +18,24 @@ export function messagesForm(clientBody: Record<string, unknown>): UpstreamForm 
   return {
     path: '/messages',
     mayBeMissing: true,
-    body: (request, options: UpstreamBodyOptions) =>
-      JSON.stringify({
+    body: (request, options: UpstreamBodyOptions): OutgoingJson => {
+      const body = {
         ...clientBody,
         model: options.model,
         // Anthropic requires max_tokens: with none planned, the client's own stands.
         ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
         stream: request.stream,
-      }),
+      }
+      // The conversation is the client's own value: its bytes go as they came (http/json-splice.ts).
+      return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => upstreamJson.stringify(value)) ?? upstreamJson.stringify(body)
+    },
     decoder: (tokenizer) => new MessagesStreamDecoder(tokenizer),
     whole: wholeMessage,
   }
 }
+
+/** The members of a Messages body long enough to be worth sending as the client's bytes. */
+const SPLICED_MEMBERS = ['messages', 'system', 'tools']
 
 type Json = Record<string, unknown>
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -5,6 +5,7 @@ import type { Tokenizer } from '../../../tokens/tokenizer'
 import type { GenerationRequest, MessagesPrompt } from '../../generation-request'
 import type { GenerationEvent } from '../../model-backend'
 import { internalError } from '../../../errors'
+import { upstreamJson } from '../../../http/json-text'
 import type { UpstreamBodyOptions, UpstreamForm, UpstreamStreamDecoder, WholeReply } from '../upstream-form'
 
 /**
@@ -39,7 +40,7 @@ export class ResponsesForm implements UpstreamForm {
     if (responses.textFormat !== undefined) body.text = { format: responses.textFormat }
     if (responses.reasoningEffort !== undefined) body.reasoning = { effort: responses.reasoningEffort }
     if (request.user !== undefined) body.user = request.user
-    return JSON.stringify(body)
+    return upstreamJson.stringify(body)
   }
 
   decoder(tokenizer: Tokenizer): UpstreamStreamDecoder {

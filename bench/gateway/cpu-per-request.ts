@@ -1,7 +1,7 @@
 // CPU time per request at concurrency 1 — a steadier measure than latency on a noisy machine, and
 // the one the c=1 "added latency" follows (at c=1 a request's added time is the contender's CPU).
 //
-//   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--baseline CLI]
+//   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--baseline CLI] [--capture-off]
 //
 // Starts the fake model server, the bare proxy and Mortar (as run.ts does), sends `count`
 // sequential JSON requests to each per round, and reads each process's utime + stime from
@@ -11,6 +11,8 @@
 //   --baseline CLI  another build's out/main/cli.js as `mortar-baseline`, measured in the same
 //                   rounds, alternating with Mortar: the ratio of the two is a before/after that
 //                   the machine's load affects alike
+//   --capture-off   the same build with `--capture off` as `mortar-capture-off`, in the same
+//                   rounds: what traffic capture (memory, the default) costs per request
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,6 +28,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '3' },
     sizes: { type: 'boolean', default: false },
     baseline: { type: 'string' },
+    'capture-off': { type: 'boolean', default: false },
   },
 })
 const COUNT = Number(opts.count)
@@ -37,6 +40,9 @@ const logDir = mkdtempSync(join(tmpdir(), 'mortar-cpu-'))
 const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
 const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir }) }
 if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
+if (opts['capture-off']) {
+  contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
+}
 const ids = Object.keys(contenders)
 const cells: { name: string; prompt: Prompt | undefined }[] = opts.sizes
   ? SWEEP_CELLS.map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
@@ -69,8 +75,12 @@ try {
       const ratios = (rows.mortar ?? []).map((r, i) => r.cpuUs / (rows['mortar-baseline']?.[i]?.cpuUs ?? NaN))
       line += `; baseline ${cpu('mortar-baseline').toFixed(0)} (Mortar ÷ baseline, median of the rounds' ratios: ${median(ratios).toFixed(2)})`
     }
+    if (opts['capture-off']) {
+      const ratios = (rows.mortar ?? []).map((r, i) => r.cpuUs / (rows['mortar-capture-off']?.[i]?.cpuUs ?? NaN))
+      line += `; capture off ${cpu('mortar-capture-off').toFixed(0)} (capture memory ÷ off, median of the rounds' ratios: ${median(ratios).toFixed(2)})`
+    }
     console.log(line)
-    console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}`)
+    console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}${opts['capture-off'] ? `, capture off ${(p50('mortar-capture-off') - p50('direct')).toFixed(3)}` : ''}`)
   }
 } finally {
   for (const id of ids.filter((i) => i !== 'direct')) await stopProcess(contender(id).proc)

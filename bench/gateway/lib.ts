@@ -299,3 +299,26 @@ export async function waitForQuiet(
     if (performance.now() - start > maxWaitMs) return { waitedMs: Math.round(performance.now() - start), foreign, gaveUp: true }
   }
 }
+
+/**
+ * One-process stage timings of this checkout and, with `baseline`, another one's (its src/ and
+ * bench/, timed first so each cell reads before → after), printed as a table: a row per prompt,
+ * a column per stage.
+ */
+export async function printStagesBeforeAfter(
+  baseline: string | undefined,
+  stages: readonly string[],
+  unit: string,
+  timeRoot: (root: string) => Promise<Record<string, Record<string, number | string>>>,
+): Promise<void> {
+  const roots = baseline === undefined ? [ROOT] : [baseline, ROOT]
+  const results: Record<string, Record<string, number | string>>[] = []
+  for (const root of roots) results.push(await timeRoot(root))
+  console.log(`| prompt | ${stages.map((s) => `${s} (${unit})`).join(' | ')} |`)
+  console.log(`|---|${stages.map(() => '---:').join('|')}|`)
+  for (const cell of Object.keys(results[0] ?? {})) {
+    const value = (stage: string) => results.map((r) => r[cell]?.[stage] ?? NaN).join(' → ')
+    console.log(`| ${cell} | ${stages.map(value).join(' | ')} |`)
+  }
+  if (results.length > 1) console.log('\nEach cell: baseline → this checkout.')
+}

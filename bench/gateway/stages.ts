@@ -10,7 +10,7 @@
 // is a fresh body (its own parse, its own strings), as a client sends it.
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ROOT } from './lib'
+import { printStagesBeforeAfter } from './lib'
 
 type Prompts = typeof import('./prompts')
 type Validate = typeof import('../../src/gateway/pipeline/validate-request')
@@ -71,15 +71,4 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, num
   return out
 }
 
-// The baseline first, so each cell reads before → after.
-const roots: [string, string][] = opts.baseline === undefined ? [['this checkout', ROOT]] : [['baseline', opts.baseline], ['this checkout', ROOT]]
-const results: (readonly [string, Record<string, Record<string, number>>])[] = []
-for (const [label, root] of roots) results.push([label, await timeRoot(root)] as const)
-const stages = ['parse', 'validate', 'plan', 'body + encode']
-console.log(`| prompt | ${stages.map((s) => `${s} (µs)`).join(' | ')} |`)
-console.log(`|---|${stages.map(() => '---:').join('|')}|`)
-for (const cell of Object.keys(results[0]![1])) {
-  const value = (stage: string) => results.map(([, r]) => r[cell]?.[stage] ?? NaN).join(' → ')
-  console.log(`| ${cell} | ${stages.map(value).join(' | ')} |`)
-}
-if (results.length > 1) console.log('\nEach cell: baseline → this checkout.')
+await printStagesBeforeAfter(opts.baseline, ['parse', 'validate', 'plan', 'body + encode'], 'µs', timeRoot)

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Exchange } from '../shared/api/traffic'
 import type { FakeModelServer } from '../test-kit/fake-model-server'
 import { startForwardingGateway } from '../test-kit/forwarding-gateway'
+import { exchangeSize } from '../gateway/capture/truncate-exchange'
 import { startTestGateway, userMessage, type TestGateway } from './harness'
 import { endOf, trafficClient, type LiveTraffic } from './traffic-client'
 
@@ -260,6 +261,37 @@ describe('capture of an upstream deployment', () => {
       expect(fromServer.at(-1)).toBe('data: [DONE]\n\n')
       expect(fromServer.join('')).toContain('"Hello"')
       expect(exchange).toMatchObject({ outcome: 'finished', usage_source: 'upstream', cached_tokens: 8, replica: fake.host })
+    } finally {
+      upstreamLive.close()
+    }
+  })
+
+  it('sizes each exchange as its texts measure, with the sizes the body reader and the backend handed over', async () => {
+    const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
+    try {
+      // A long ASCII history is spliced into the body sent; a non-ASCII one is serialized; invalid
+      // UTF-8 decodes to U+FFFD, whose size is not the bytes read.
+      const long = 'The capture keeps this prompt whole. '.repeat(200)
+      const bodies: Array<string | Buffer> = [
+        JSON.stringify({ model: DEFAULT_MODEL_ID, messages: [{ role: 'system', content: long }, { role: 'user', content: 'One.' }] }),
+        JSON.stringify({ model: DEFAULT_MODEL_ID, messages: [{ role: 'system', content: `été 😀 ${long}` }, { role: 'user', content: 'Two.' }] }),
+        Buffer.concat([Buffer.from(`{"model":"${DEFAULT_MODEL_ID}","messages":[{"role":"user","content":"bad `), Buffer.from([0xff, 0xfe]), Buffer.from(' bytes"}]}')]),
+      ]
+      for (const body of bodies) {
+        const id = requestId()
+        const response = await fetch(`${upstream.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${upstream.ownerKey}`, 'content-type': 'application/json', 'x-request-id': id },
+          body,
+        })
+        expect(response.status).toBe(200)
+        await response.text()
+        const exchange = await captured(upstream, id, upstreamLive)
+        expect(exchange.request.body).toBe(Buffer.isBuffer(body) ? body.toString('utf8') : body)
+        expect(JSON.parse(exchange.model_body ?? '')).toEqual(fake.requests.at(-1)?.body)
+        expect(exchange.truncated).toBeNull()
+        expect(exchange.size_bytes).toBe(exchangeSize(exchange))
+      }
     } finally {
       upstreamLive.close()
     }

@@ -16,7 +16,7 @@ import type { RefusedKey } from '../auth/key-store'
 import type { ExchangeRecorder, GenerationFacts, UpstreamRecording } from './exchange-recorder'
 import type { RecordedFrame } from './frame-log'
 import { redactExchange, redactHeaders, redactUrl, secretHint } from './redact-credentials'
-import { fitExchange } from './truncate-exchange'
+import { decodedSize, fitExchange } from './truncate-exchange'
 
 /**
  * The exchange as a record, from everything its recorder saw: at the end (`final`), or as a
@@ -41,6 +41,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const url = redactUrl(recorder.url)
   const secrets = [...sent, ...url.secrets]
   const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
+  const received = recorder.requestBody === undefined ? '' : typeof recorder.requestBody === 'string' ? recorder.requestBody : recorder.requestBody.toString('utf8')
   const usage = generation?.record.usage ?? null
   const cached = usage?.prompt_tokens_details?.cached_tokens
 
@@ -69,18 +70,25 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     error,
     truncated: null,
     size_bytes: 0,
-    request: {
-      url: url.url,
-      headers,
-      body: recorder.requestBody === undefined ? '' : typeof recorder.requestBody === 'string' ? recorder.requestBody : recorder.requestBody.toString('utf8'),
-    },
+    request: { url: url.url, headers, body: received },
     model_body: recorder.upstream?.body ?? (final ? (recorder.modelBody?.() ?? null) : null),
     response: { headers: responseHeaders, frames, body: responseBody },
     upstream: recorder.upstream === undefined ? null : upstreamOf(recorder.upstream, final),
   }
   const dropped = recorder.frames.dropped + (recorder.upstream?.frames.dropped ?? 0)
   const droppedBytes = recorder.frames.droppedSize + (recorder.upstream?.frames.droppedSize ?? 0) + recorder.requestBodyUnread
-  return fitExchange(redactExchange(exchange, secrets), maxBytes, { frames: dropped, bytes: droppedBytes, cut: recorder.requestBodyCut })
+  const redacted = redactExchange(exchange, secrets)
+  // Sizes the stages handed over, for the texts redaction left as they were. The body sent is
+  // the model body too (one string): measured once, if the backend did not say.
+  const { upstream } = recorder
+  const sentBytes = upstream === undefined ? undefined : (upstream.bodyBytes ?? Buffer.byteLength(upstream.body))
+  const requestBytes = typeof recorder.requestBody === 'string' ? recorder.requestBytes : recorder.requestBody === undefined ? 0 : decodedSize(recorder.requestBody)
+  const known = {
+    requestBody: redacted.request.body === received ? requestBytes : undefined,
+    modelBody: upstream !== undefined && redacted.model_body === upstream.body ? sentBytes : undefined,
+    upstreamBody: upstream !== undefined && redacted.upstream?.body === upstream.body ? sentBytes : undefined,
+  }
+  return fitExchange(redacted, maxBytes, { frames: dropped, bytes: droppedBytes, cut: recorder.requestBodyCut }, known)
 }
 
 function outcomeOf(

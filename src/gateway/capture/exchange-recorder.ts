@@ -7,6 +7,7 @@ import type { CompletionRecord } from '../pipeline/completion-context'
 import { readStream } from '../http/read-stream'
 import { randomHex } from '../random-id'
 import { FrameLog, type RecordedFrame } from './frame-log'
+import { decodedSize } from './truncate-exchange'
 
 /** What the chat-completions route decided, once it decided it. */
 export interface CompletionFacts {
@@ -26,6 +27,8 @@ export interface GenerationFacts {
 export interface UpstreamRecording {
   replica: string
   body: string
+  /** The body's UTF-8 size, when the backend told it. */
+  bodyBytes: number | undefined
   status: number | null
   rawHeaders: readonly string[]
   frames: FrameLog
@@ -80,6 +83,8 @@ export class ExchangeRecorder implements UpstreamObserver {
   requestBodyCut = false
   /** Bytes of that body known to be left unread (from its Content-Length). */
   requestBodyUnread = 0
+  /** The UTF-8 size of `requestBody` once it is text, when the bytes it was decoded from tell it. */
+  requestBytes: number | undefined
   principal: Principal | undefined
   /** The expired or revoked key that was refused, by ID and name. */
   refusedKey: RefusedKey | undefined
@@ -156,9 +161,23 @@ export class ExchangeRecorder implements UpstreamObserver {
     this.changed()
   }
 
-  sent(replica: string, body: string): void {
+  /** The body reader decoded the bytes it read: the text is kept, and its size if the bytes tell it. */
+  bodyDecoded(text: string, raw: Buffer): void {
+    this.requestBody = text
+    this.requestBytes = decodedSize(raw)
+  }
+
+  sent(replica: string, body: string, bytes?: number): void {
     // A retry (say, without stream_options) replaces what was sent before.
-    this.upstream = { replica, body, status: null, rawHeaders: [], frames: new FrameLog(this.hooks.maxExchangeBytes() / 2), responseBody: null }
+    this.upstream = {
+      replica,
+      body,
+      bodyBytes: bytes,
+      status: null,
+      rawHeaders: [],
+      frames: new FrameLog(this.hooks.maxExchangeBytes() / 2),
+      responseBody: null,
+    }
     this.changed()
   }
 

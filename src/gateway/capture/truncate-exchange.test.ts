@@ -1,7 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { FrameLog } from './frame-log'
 import { exchangeFixture } from './test-support/exchange-fixture'
-import { cutToBytes, exchangeSize, fitExchange } from './truncate-exchange'
+import { cutToBytes, decodedSize, exchangeSize, fitExchange } from './truncate-exchange'
 
 describe('fitExchange', () => {
   it('leaves an exchange within the limit whole and unmarked', () => {
@@ -62,5 +63,38 @@ describe('FrameLog', () => {
     log.push('x'.repeat(50), 0)
     expect(log.frames()).toHaveLength(1)
     expect(log.dropped).toBe(0)
+  })
+})
+
+describe('decodedSize', () => {
+  it('is the UTF-8 size of the decoded text whenever it answers, and answers for valid UTF-8', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        const raw = Buffer.from(bytes)
+        const size = decodedSize(raw)
+        if (size !== undefined) expect(size).toBe(Buffer.byteLength(raw.toString('utf8')))
+      }),
+    )
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 64 }), (text) => {
+        expect(decodedSize(Buffer.from(text))).toBe(Buffer.byteLength(text))
+      }),
+    )
+    // A byte-order mark is kept by the decoder, so it counts; an invalid byte decodes to U+FFFD, three bytes.
+    expect(decodedSize(Buffer.from([0xef, 0xbb, 0xbf, 0x61]))).toBe(4)
+    expect(decodedSize(Buffer.from([0x61, 0xff]))).toBeUndefined()
+  })
+})
+
+describe('fitExchange with sizes already known', () => {
+  it('comes to the size measured from the texts, whole or cut', () => {
+    const body = 'é'.repeat(50_000)
+    const exchange = exchangeFixture({ request: { url: '/v1/chat/completions', headers: [], body }, model_body: body })
+    const bytes = Buffer.byteLength(body)
+    const known = { requestBody: bytes, modelBody: bytes }
+    expect(fitExchange(exchange, 1e9, { frames: 0, bytes: 0 }, known).size_bytes).toBe(exchangeSize(exchange))
+    const cut = fitExchange(exchange, 64 * 1024, { frames: 0, bytes: 0 }, known)
+    expect(cut.size_bytes).toBe(exchangeSize(cut))
+    expect(cut.truncated?.original_bytes).toBe(exchangeSize(exchange))
   })
 })

@@ -49,7 +49,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number, known: K
   const large = raw.length > LARGE_BODY_BYTES
   const text = raw.toString('utf8')
   // Capture keeps the text as decoded here, rather than decoding the bytes once more at the end.
-  if (recorder !== undefined) recorder.requestBody = text
+  if (recorder !== undefined) recorder.bodyDecoded(text, raw)
   if (large) await yieldToEventLoop()
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
   try {

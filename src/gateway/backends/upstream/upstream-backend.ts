@@ -106,8 +106,9 @@ export class UpstreamBackend implements ModelBackend {
       const askForUsage = replica.acceptsStreamOptions
       const body = form.body(request, { model: replica.model ?? this.options.modelId, maxTokens: input.maxTokens, askForUsage })
       input.onSending?.(replica.id)
-      input.observer?.sent(replica.id, outgoingText(body))
-      const res = await postToReplica(replica, form.path, outgoingBytes(body), { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
+      const wire = outgoingBytes(body)
+      input.observer?.sent(replica.id, outgoingText(body), typeof wire === 'string' ? undefined : wire.length)
+      const res = await postToReplica(replica, form.path, wire, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
       const status = res.statusCode ?? 0
       input.observer?.responded(status, res.rawHeaders)
       if (status >= 200 && status < 300) return res

@@ -1,0 +1,113 @@
+// Traffic capture's own work per exchange, timed in this process for the sweep's prompts
+// (prompts.ts): the recorder's start (`begin`), the hand-offs from the request path (the body
+// read, the model's decision, the body sent, the model server's reply) with the reply written,
+// and the exchange's end (`close`: the record built, fitted and put in the memory store) — so a
+// change to capture shows in capture, not in a whole-process number that the machine's other
+// load moves. The request and response are Node's own objects, without a socket.
+//
+//   npx tsx bench/gateway/capture-stages.ts [--baseline DIR] [--count 3000]
+//
+// --baseline DIR: a checkout of another commit (its src/ and bench/), timed the same way right
+// after this one's, for a before/after. Median and mean of the last `count` − 500 exchanges (the
+// mean carries the garbage collector's share, once the store is full and evicting, as it is on a
+// gateway that has run a while); every exchange has a fresh body, as a client sends it.
+import { IncomingMessage, ServerResponse } from 'node:http'
+import { Socket } from 'node:net'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { printStagesBeforeAfter } from './lib'
+import { SWEEP_CELLS, cellName } from './sweep'
+
+type Prompts = typeof import('./prompts')
+type Capture = typeof import('../../src/gateway/capture/traffic-capture')
+type Recorder = typeof import('../../src/gateway/capture/exchange-recorder')
+type Store = typeof import('../../src/gateway/capture/memory-store')
+type Limits = typeof import('../../src/gateway/capture/capture-limits')
+type Splice = typeof import('../../src/gateway/http/json-splice')
+
+const { values: opts } = parseArgs({ options: { baseline: { type: 'string' }, count: { type: 'string', default: '3000' } } })
+const COUNT = Number(opts.count)
+const WARM = 500
+const REPLY = JSON.stringify({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+})
+const KEY = 'mk_live_' + 'a'.repeat(40)
+const RAW_HEADERS = ['Host', '127.0.0.1:7313', 'Authorization', `Bearer ${KEY}`, 'Content-Type', 'application/json', 'Connection', 'keep-alive', 'User-Agent', 'bench']
+const UPSTREAM_HEADERS = ['Content-Type', 'application/json', 'Content-Length', String(REPLY.length), 'Date', 'Tue, 01 Dec 2026 16:00:00 GMT', 'Connection', 'keep-alive']
+
+async function timeRoot(root: string): Promise<Record<string, Record<string, string>>> {
+  const load = async <T>(path: string): Promise<T> => (await import(join(root, path))) as T
+  const { bodyMaker } = await load<Prompts>('bench/gateway/prompts.ts')
+  const { TrafficCapture } = await load<Capture>('src/gateway/capture/traffic-capture.ts')
+  const { recorderOf } = await load<Recorder>('src/gateway/capture/exchange-recorder.ts')
+  const { MemoryStore } = await load<Store>('src/gateway/capture/memory-store.ts')
+  const { DEFAULT_MEMORY_LIMITS } = await load<Limits>('src/gateway/capture/capture-limits.ts')
+  const { spliceClientMembers, outgoingText, outgoingBytes } = await load<Splice>('src/gateway/http/json-splice.ts')
+  const out: Record<string, Record<string, string>> = {}
+  for (const cell of SWEEP_CELLS) {
+    // A store of its own per cell, as full as the default's 64 MiB allows once warmed up.
+    const limits = DEFAULT_MEMORY_LIMITS
+    const capture = new TrafficCapture({ mode: 'memory', limits, store: new MemoryStore(limits) })
+    const make = bodyMaker({ shape: cell.shape, bytes: cell.bytes }, false)
+    const times: Record<string, number[]> = { begin: [], 'hand-offs + reply': [], close: [] }
+    for (let n = 0; n < COUNT; n++) {
+      const text = make(7_000_000 + n)
+      const raw = Buffer.from(text)
+      const req = new IncomingMessage(new Socket())
+      req.method = 'POST'
+      req.url = '/v1/chat/completions'
+      req.rawHeaders = RAW_HEADERS
+      req.headers = { host: '127.0.0.1:7313', authorization: `Bearer ${KEY}`, 'content-type': 'application/json', connection: 'keep-alive', 'user-agent': 'bench' }
+      const res = new ServerResponse(req)
+      let at = performance.now()
+      capture.begin(req, res)
+      const recorder = recorderOf(req)
+      if (recorder === undefined) throw new Error('not captured')
+      let now = performance.now()
+      times.begin!.push(now - at)
+      // What the request path does besides capture (decode, parse, the body sent) is not timed.
+      recorder.requestBody = raw
+      const decoded = raw.toString('utf8')
+      const value = JSON.parse(decoded) as Record<string, unknown>
+      const source = { value, text: decoded, raw }
+      const spliced = spliceClientMembers(source, { ...value, model: 'm', max_tokens: 16 }, ['messages', 'tools'], JSON.stringify)
+      const body = spliced ?? JSON.stringify({ ...value, model: 'm', max_tokens: 16 })
+      const wire = outgoingBytes(body)
+      const replyBytes = Buffer.from(REPLY)
+      at = performance.now()
+      // The hand-offs, as the body reader, the route and the upstream backend make them.
+      if ('bodyDecoded' in recorder) recorder.bodyDecoded(decoded, raw)
+      else (recorder as { requestBody: unknown }).requestBody = decoded
+      recorder.identified({ keyId: 'key_1', keyName: 'bench', org: 'default', role: 'owner', dialect: null })
+      recorder.decided({ model: 'm', deployment: 'upstream', session: 's', stream: false }, undefined)
+      recorder.sent('127.0.0.1:9', outgoingText(body), typeof wire === 'string' ? undefined : wire.length)
+      recorder.responded(200, UPSTREAM_HEADERS)
+      recorder.receivedBody(replyBytes.toString('utf8'))
+      res.statusCode = 200
+      res.setHeader('content-type', 'application/json')
+      res.setHeader('x-request-id', `req_${n}`)
+      res.end(REPLY)
+      now = performance.now()
+      times['hand-offs + reply']!.push(now - at)
+      at = now
+      res.emit('close')
+      times.close!.push(performance.now() - at)
+    }
+    const stats = (xs: number[]): string => {
+      const kept = xs.slice(WARM).sort((a, b) => a - b)
+      const median = kept[Math.floor(kept.length / 2)] ?? NaN
+      const mean = kept.reduce((sum, x) => sum + x, 0) / kept.length
+      return `${(median * 1000).toFixed(1)} / ${(mean * 1000).toFixed(1)}`
+    }
+    out[cellName(cell)] = Object.fromEntries(Object.entries(times).map(([stage, xs]) => [stage, stats(xs)]))
+    capture.close()
+  }
+  return out
+}
+
+await printStagesBeforeAfter(opts.baseline, ['begin', 'hand-offs + reply', 'close'], 'µs, median / mean', timeRoot)

@@ -85,7 +85,7 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       else (recorder as { requestBody: unknown }).requestBody = decoded
       recorder.identified({ keyId: 'key_1', keyName: 'bench', org: 'default', role: 'owner', dialect: null })
       recorder.decided({ model: 'm', deployment: 'upstream', session: 's', stream: false }, undefined)
-      recorder.sent('127.0.0.1:9', outgoingText(body), typeof wire === 'string' ? undefined : wire.length)
+      recorder.sent('127.0.0.1:9', outgoingText(body), typeof wire === 'string' ? undefined : wire)
       recorder.responded(200, UPSTREAM_HEADERS)
       recorder.receivedBody(replyBytes.toString('utf8'))
       res.statusCode = 200

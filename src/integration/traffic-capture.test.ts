@@ -297,6 +297,38 @@ describe('capture of an upstream deployment', () => {
     }
   })
 
+  it('a key pasted into a long prompt is a hint in the body sent too, where it was spliced and where the gateway unescaped it', async () => {
+    const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
+    try {
+      const key = upstream.ownerKey
+      const hint = `…${key.slice(-4)} (${key.length} characters)`
+      const long = 'Context for the model. '.repeat(200)
+      // The prompt (spliced: sent as the client's bytes) holds the key; `stop` (written again by
+      // the gateway) holds it with an escape, so only the body sent holds it literally.
+      const escaped = `\\u00${key.charCodeAt(0).toString(16)}${key.slice(1)}`
+      const cases = [`"messages":[{"role":"system","content":"${long} ${key}"},{"role":"user","content":"${long}"}]`, `"messages":[{"role":"system","content":"${long}"},{"role":"user","content":"${long}"}],"stop":["${escaped}"]`]
+      for (const members of cases) {
+        const id = requestId()
+        const body = `{"model":"${DEFAULT_MODEL_ID}",${members}}`
+        const response = await fetch(`${upstream.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': id },
+          body,
+        })
+        expect(response.status).toBe(200)
+        await response.text()
+        const exchange = await captured(upstream, id, upstreamLive)
+        expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain(key)
+        expect(JSON.stringify(exchange)).not.toContain(key)
+        expect(exchange.model_body).toContain(hint)
+        expect(exchange.upstream?.body).toBe(exchange.model_body)
+        expect(exchange.size_bytes).toBe(exchangeSize(exchange))
+      }
+    } finally {
+      upstreamLive.close()
+    }
+  })
+
   it('an upstream failure before the reply: 502 with its envelope and the model server\'s own body', async () => {
     const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
     fake.behavior.mode = 'error-500'

@@ -49,8 +49,8 @@ export interface GenerationInput {
  * very body string it sent and the very buffers it read (referenced, never copied or re-encoded).
  */
 export interface UpstreamObserver {
-  /** `bytes`: the body's UTF-8 size, when the backend sends it as bytes it already has (capture need not measure it). */
-  sent(replica: string, body: string, bytes?: number): void
+  /** `bytes`: the body as sent, when the backend sends bytes it already has (capture need not measure or copy its text). */
+  sent(replica: string, body: string, bytes?: Buffer): void
   responded(status: number, rawHeaders: readonly string[]): void
   /** A piece of a streamed reply, as read from the socket. */
   received(bytes: Buffer): void

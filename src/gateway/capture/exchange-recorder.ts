@@ -7,6 +7,7 @@ import type { CompletionRecord } from '../pipeline/completion-context'
 import { readStream } from '../http/read-stream'
 import { randomHex } from '../random-id'
 import { FrameLog, type RecordedFrame } from './frame-log'
+import { bytesHoldSecret, sentSecrets } from './redact-credentials'
 import { decodedSize } from './truncate-exchange'
 
 /** What the chat-completions route decided, once it decided it. */
@@ -27,8 +28,10 @@ export interface GenerationFacts {
 export interface UpstreamRecording {
   replica: string
   body: string
-  /** The body's UTF-8 size, when the backend told it. */
+  /** The body's UTF-8 size, when the backend handed over its bytes. */
   bodyBytes: number | undefined
+  /** Whether those bytes hold a secret the client sent as a credential; undefined when not searched. */
+  bodyHoldsSecret: boolean | undefined
   status: number | null
   rawHeaders: readonly string[]
   frames: FrameLog
@@ -167,12 +170,15 @@ export class ExchangeRecorder implements UpstreamObserver {
     this.requestBytes = decodedSize(raw)
   }
 
-  sent(replica: string, body: string, bytes?: number): void {
+  sent(replica: string, body: string, bytes?: Buffer): void {
     // A retry (say, without stream_options) replaces what was sent before.
     this.upstream = {
       replica,
       body,
-      bodyBytes: bytes,
+      bodyBytes: bytes?.length,
+      // Searched in its bytes while they are at hand (nothing keeps them): searching the text at
+      // the end would first copy a spliced body whole.
+      bodyHoldsSecret: bytes === undefined ? undefined : bytesHoldSecret(bytes, sentSecrets(this.req.rawHeaders, this.url)),
       status: null,
       rawHeaders: [],
       frames: new FrameLog(this.hooks.maxExchangeBytes() / 2),

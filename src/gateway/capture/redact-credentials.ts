@@ -87,24 +87,58 @@ export function redactBody(body: string, secrets: readonly string[]): string {
   return out
 }
 
+/** Secrets shorter than this are not looked for in texts (too likely to match by chance). */
+const SHORTEST_SEARCHED_SECRET = 8
+
+/** The secrets a request sent as credentials, in its headers and its query, as the record finds them. */
+export function sentSecrets(rawHeaders: readonly string[], url: string): string[] {
+  return [...redactHeaders(rawHeaders, undefined).secrets, ...redactUrl(url).secrets]
+}
+
+/**
+ * Whether UTF-8 `bytes` hold one of the secrets: exactly when their text does, since UTF-8 is
+ * self-synchronizing (a secret's encoding matches only where the text holds the secret).
+ */
+export function bytesHoldSecret(bytes: Buffer, secrets: readonly string[]): boolean {
+  return secrets.some((secret) => secret.length >= SHORTEST_SEARCHED_SECRET && bytes.includes(secret))
+}
+
 /**
  * Every text of an exchange with the secrets its client sent as credentials replaced by their
  * hints: the body as received, what the model saw (a copy of it), and whatever the reply repeats
  * of it (a model echoing a prompt). A frame is copied only when it holds a secret; a secret split
- * across two frames is not found (no frame holds it whole).
+ * across two frames is not found (no frame holds it whole). `modelBodyClean`: the body sent was
+ * already searched (in its bytes, by the recorder) and holds none — searching a spliced body's
+ * text would first copy it whole. Texts that hold no secret stay the very strings they were, and
+ * an exchange with none is returned as it is.
  */
-export function redactExchange(exchange: Exchange, secrets: readonly string[]): Exchange {
-  const wanted = secrets.filter((secret) => secret.length >= 8)
+export function redactExchange(exchange: Exchange, secrets: readonly string[], modelBodyClean = false): Exchange {
+  const wanted = secrets.filter((secret) => secret.length >= SHORTEST_SEARCHED_SECRET)
   if (wanted.length === 0) return exchange
   const text = (value: string) => redactBody(value, wanted)
   const orNull = (value: string | null) => (value === null ? null : text(value))
   const frames = (list: CapturedFrame[]) => (list.some((frame) => wanted.some((secret) => frame.raw.includes(secret))) ? list.map((frame) => ({ t_ms: frame.t_ms, raw: text(frame.raw) })) : list)
-  const { upstream } = exchange
+  const { upstream, request, response } = exchange
+  const requestBody = text(request.body)
+  const modelBody = modelBodyClean ? exchange.model_body : orNull(exchange.model_body)
+  const responseBody = orNull(response.body)
+  const responseFrames = frames(response.frames)
+  // The body sent is the model body (one string) when a model server was sent it: searched once.
+  const sentBody = upstream === null ? null : modelBodyClean || upstream.body === exchange.model_body ? (modelBody ?? upstream.body) : text(upstream.body)
+  const upstreamReply = upstream === null ? null : orNull(upstream.response_body)
+  const upstreamFrames = upstream === null ? null : frames(upstream.frames)
+  const same =
+    requestBody === request.body &&
+    modelBody === exchange.model_body &&
+    responseBody === response.body &&
+    responseFrames === response.frames &&
+    (upstream === null || (sentBody === upstream.body && upstreamReply === upstream.response_body && upstreamFrames === upstream.frames))
+  if (same) return exchange
   return {
     ...exchange,
-    request: { ...exchange.request, body: text(exchange.request.body) },
-    model_body: orNull(exchange.model_body),
-    response: { ...exchange.response, body: orNull(exchange.response.body), frames: frames(exchange.response.frames) },
-    upstream: upstream === null ? null : { ...upstream, body: text(upstream.body), response_body: orNull(upstream.response_body), frames: frames(upstream.frames) },
+    request: { ...request, body: requestBody },
+    model_body: modelBody,
+    response: { ...response, body: responseBody, frames: responseFrames },
+    upstream: upstream === null ? null : { ...upstream, body: sentBody ?? upstream.body, response_body: upstreamReply, frames: upstreamFrames ?? upstream.frames },
   }
 }

@@ -107,7 +107,7 @@ export class UpstreamBackend implements ModelBackend {
       const body = form.body(request, { model: replica.model ?? this.options.modelId, maxTokens: input.maxTokens, askForUsage })
       input.onSending?.(replica.id)
       const wire = outgoingBytes(body)
-      input.observer?.sent(replica.id, outgoingText(body), typeof wire === 'string' ? undefined : wire.length)
+      input.observer?.sent(replica.id, outgoingText(body), typeof wire === 'string' ? undefined : wire)
       const res = await postToReplica(replica, form.path, wire, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
       const status = res.statusCode ?? 0
       input.observer?.responded(status, res.rawHeaders)

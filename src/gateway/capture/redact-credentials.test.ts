@@ -1,0 +1,48 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { bytesHoldSecret, redactExchange } from './redact-credentials'
+import { exchangeFixture } from './test-support/exchange-fixture'
+
+const SECRET = 'sk-proj-abcdefghijklmnop1234'
+
+describe('bytesHoldSecret', () => {
+  it('finds a secret in UTF-8 bytes exactly when their text holds it', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 40 })
+    fc.assert(
+      fc.property(text, text, fc.string({ unit: 'grapheme', minLength: 8, maxLength: 12 }), fc.boolean(), (before, after, secret, inside) => {
+        const body = inside ? before + secret + after : before + after
+        expect(bytesHoldSecret(Buffer.from(body), [secret])).toBe(body.includes(secret))
+      }),
+    )
+    // Secrets too short to look for are not looked for, in bytes as in texts.
+    expect(bytesHoldSecret(Buffer.from('a short one'), ['short'])).toBe(false)
+  })
+})
+
+describe('redactExchange', () => {
+  const withModelBody = (modelBody: string) => {
+    const base = exchangeFixture({ model_body: modelBody })
+    return exchangeFixture({ model_body: modelBody, upstream: { replica: 'r', body: modelBody, status: 200, headers: [], frames: [], response_body: '{"ok":true}' }, request: base.request })
+  }
+
+  it('returns the very exchange when no text holds a secret', () => {
+    const exchange = withModelBody('{"messages":[]}')
+    expect(redactExchange(exchange, [SECRET])).toBe(exchange)
+  })
+
+  it('replaces a secret in the body sent, which is the model body, once for both', () => {
+    const redacted = redactExchange(withModelBody(`{"user":"${SECRET}"}`), [SECRET])
+    expect(redacted.model_body).not.toContain(SECRET)
+    expect(redacted.model_body).toContain('…1234 (28 characters)')
+    expect(redacted.upstream?.body).toBe(redacted.model_body)
+  })
+
+  it('leaves the body sent unsearched when the recorder searched its bytes already', () => {
+    // The caller vouches that it holds none; the body as received is still searched.
+    const exchange = withModelBody(`{"user":"${SECRET}"}`)
+    const received = exchangeFixture({ ...exchange, request: { ...exchange.request, body: `{"user":"${SECRET}"}` } })
+    const redacted = redactExchange(received, [SECRET], true)
+    expect(redacted.model_body).toBe(received.model_body)
+    expect(redacted.request.body).not.toContain(SECRET)
+  })
+})

@@ -77,7 +77,9 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       const source = { value, text: decoded, raw }
       const spliced = spliceClientMembers(source, { ...value, model: 'm', max_tokens: 16 }, ['messages', 'tools'], JSON.stringify)
       const body = spliced ?? JSON.stringify({ ...value, model: 'm', max_tokens: 16 })
-      const wire = outgoingBytes(body)
+      const encoded = outgoingBytes(body)
+      // Encoded as the upstream backend does, before it hands the bytes to capture and the socket.
+      const wire = typeof encoded === 'string' ? Buffer.from(encoded) : encoded
       const replyBytes = Buffer.from(REPLY)
       at = performance.now()
       // The hand-offs, as the body reader, the route and the upstream backend make them.
@@ -85,7 +87,7 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       else (recorder as { requestBody: unknown }).requestBody = decoded
       recorder.identified({ keyId: 'key_1', keyName: 'bench', org: 'default', role: 'owner', dialect: null })
       recorder.decided({ model: 'm', deployment: 'upstream', session: 's', stream: false }, undefined)
-      recorder.sent('127.0.0.1:9', outgoingText(body), typeof wire === 'string' ? undefined : wire)
+      recorder.sent('127.0.0.1:9', outgoingText(body), wire)
       recorder.responded(200, UPSTREAM_HEADERS)
       recorder.receivedBody(replyBytes.toString('utf8'))
       res.statusCode = 200

@@ -106,8 +106,10 @@ export class UpstreamBackend implements ModelBackend {
       const askForUsage = replica.acceptsStreamOptions
       const body = form.body(request, { model: replica.model ?? this.options.modelId, maxTokens: input.maxTokens, askForUsage })
       input.onSending?.(replica.id)
-      const wire = outgoingBytes(body)
-      input.observer?.sent(replica.id, outgoingText(body), typeof wire === 'string' ? undefined : wire)
+      // Encoded here, once, for the socket and for capture (its size, and a search for sent secrets).
+      const encoded = outgoingBytes(body)
+      const wire = typeof encoded === 'string' ? Buffer.from(encoded) : encoded
+      input.observer?.sent(replica.id, outgoingText(body), wire)
       const res = await postToReplica(replica, form.path, wire, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
       const status = res.statusCode ?? 0
       input.observer?.responded(status, res.rawHeaders)

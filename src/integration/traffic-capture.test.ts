@@ -164,6 +164,30 @@ describe('capture with real clients', () => {
     expect((await trafficClient(gw.url, gw.ownerKey).list({ client: record.id })).data.map((row) => row.id)).toEqual([exchange.id])
   })
 
+  it("a revoked key on Anthropic's /v1/messages: named as on chat completions, its error in the gateway's terms, the envelope as sent", async () => {
+    const id = requestId()
+    const { key, record } = gw.server.keys.create({ name: 'old-claude', org: 'ci', role: 'member' })
+    gw.server.keys.revoke(record.id)
+    const response = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'x-request-id': id },
+      body: JSON.stringify({ model: DEFAULT_MODEL_ID, max_tokens: 16, messages: [{ role: 'user', content: 'still here' }] }),
+    })
+    expect(response.status).toBe(401)
+    const envelope = await response.text()
+    expect(JSON.parse(envelope)).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
+    const exchange = await captured(gw, id)
+    expect(exchange).toMatchObject({
+      status: 401,
+      outcome: 'refused',
+      client: { kind: 'revoked', key_id: record.id, label: 'old-claude (revoked key)' },
+      error: { type: 'authentication_error', code: 'revoked_api_key' },
+    })
+    expect(exchange.response.body).toBe(envelope)
+    expect(exchange.request.body).toContain('still here')
+    expect(JSON.stringify(exchange)).not.toContain(key)
+  })
+
   it("a valid key's header is reduced to its hint", async () => {
     const id = requestId()
     await gw.post('/v1/chat/completions', { ...userMessage('hint'), stream: false }, { 'x-request-id': id })

@@ -33,7 +33,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const frames = isStream ? capturedFrames(written) : []
   const responseBody = isStream || written.length === 0 ? null : written.map((frame) => textOf(frame.raw)).join('')
   const generation = final ? recorder.generation?.() : undefined
-  const error = status !== null && status >= 400 && !isStream ? errorOfBody(responseBody) : (generation?.error ?? null)
+  const error = status !== null && status >= 400 && !isStream ? (recorder.refusal ?? errorOfBody(responseBody)) : (generation?.error ?? null)
 
   const bearer = presentedKey(req.headers).key
   // A Mortar key (a valid one, or one that expired or was revoked) is shown by its hint, as the key list shows it.

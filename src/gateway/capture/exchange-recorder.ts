@@ -91,6 +91,8 @@ export class ExchangeRecorder implements UpstreamObserver {
   principal: Principal | undefined
   /** The expired or revoked key that was refused, by ID and name. */
   refusedKey: RefusedKey | undefined
+  /** The error the gateway answered with, before its endpoint's envelope was written. */
+  refusal: CapturedError | undefined
   completion: CompletionFacts | undefined
   generation: (() => GenerationFacts) | undefined
   modelBody: (() => string) | undefined
@@ -149,6 +151,11 @@ export class ExchangeRecorder implements UpstreamObserver {
   identified(principal: Principal): void {
     this.principal = principal
     this.announce()
+  }
+
+  /** The request is answered with this error (the error handler, before it writes the envelope). */
+  refused(error: { message: string; type: string; param: string | null; code: string }): void {
+    this.refusal = { message: error.message, type: error.type, param: error.param, code: error.code }
   }
 
   /** The chat-completions route decided the model and session (its response headers are set). */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ErrorRequestHandler } from 'express'
 import { MortarHeader } from '../../shared/api/headers'
+import { recorderOf } from '../capture/exchange-recorder'
 import { GatewayError, internalError } from '../errors'
 import { errorFormatOf } from './error-format'
 import { sendJson } from './send-json'
@@ -25,6 +26,9 @@ export function sendError(error: unknown, req: IncomingMessage, res: ServerRespo
     }
     return
   }
+  // Capture keeps the refusal in the gateway's own terms, whatever envelope the endpoint speaks
+  // (an Anthropic envelope has no `code`): what the client list and the record say comes from it.
+  recorderOf(req)?.refused(gatewayError)
   res.setHeader(MortarHeader.shouldRetry, String(gatewayError.retryable))
   // The rest of an oversized body is never read, so this connection cannot carry another request.
   if (gatewayError.status === 413) res.setHeader('Connection', 'close')

@@ -128,9 +128,12 @@ test('every exchange appears within a second, whole, refused ones too, and a rel
   const wrong = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: wrongKey, maxRetries: 0 })
   const refusal = await wrong.chat.completions.create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'Sent with a wrong key' }] }).catch((error: unknown) => error)
   expect(refusal).toBeInstanceOf(OpenAI.AuthenticationError)
+  await expect(withStatus('401')).toHaveCount(2, SOON)
+  // Found by what it said (the search reads the store), then opened.
   await page.getByTestId('traffic-search').fill('Sent with a wrong key')
+  await expect(page.getByTestId('traffic-row')).toHaveCount(1)
   const sdkRefused = page.getByTestId('traffic-row')
-  await expect(sdkRefused).toHaveAttribute('data-outcome', 'refused', SOON)
+  await expect(sdkRefused).toHaveAttribute('data-outcome', 'refused')
   await expect(sdkRefused.getByTestId('traffic-key-name')).toHaveText('unknown key')
   await sdkRefused.click()
   await detail.getByTestId('inspector-tab-request').click()

@@ -52,6 +52,12 @@ describe('what the model server receives', () => {
     const accented = [{ role: 'developer', content: 'Sois bref. ' + 'é'.repeat(3000) }, { role: 'user', content: history }]
     await gw.post('/v1/chat/completions', { messages: accented, stream: false })
     expect(fake.requests.at(-1)!.body!.messages).toEqual([{ role: 'system', content: accented[0]!.content }, accented[1]])
+    // A long string in a body written again goes as its remembered bytes among the rest, twice the same.
+    const long = [{ role: 'developer', content: 'Sois très bref. '.repeat(2000) }, { role: 'user', content: history }]
+    for (let round = 0; round < 2; round++) {
+      await gw.post('/v1/chat/completions', { messages: long, stream: false })
+      expect(fake.requests.at(-1)!.body!.messages).toEqual([{ role: 'system', content: long[0]!.content }, long[1]])
+    }
   })
 
   it("gets an agent's conversation as sent on every turn, while the gateway reuses the history it parsed before, whatever the optimizer and tool selection do", async () => {

@@ -25,7 +25,7 @@ describe('spliceClientMembers', () => {
           const spliced = spliceClientMembers(source, body, ['messages', 'tools'], (v) => JSON.stringify(v))
           expect(spliced).toBeDefined()
           expect(JSON.parse(spliced!.text)).toEqual(JSON.parse(JSON.stringify(body)))
-          expect(spliced!.bytes.toString('utf8')).toBe(spliced!.text)
+          expect(spliced!.bytes.joined().toString('utf8')).toBe(spliced!.text)
         },
       ),
       { numRuns: 200 },

@@ -1,6 +1,9 @@
 import { isAscii } from 'node:buffer'
 import { MAX_JSON_DEPTH } from './json-depth'
 import { topLevelMembers, type Span } from './json-members'
+import { JsonChunkWriter, type ByteChunks, type SplicedJson } from './json-chunks'
+
+export { SplicedJson } from './json-chunks'
 
 /** A request body as the gateway read it: the parsed value, its text, and its bytes. */
 export interface ClientBody {
@@ -11,22 +14,11 @@ export interface ClientBody {
   readonly members?: Map<string, Span> | undefined
 }
 
-/**
- * A JSON body written partly from the client's own bytes: `text` is the body (what capture keeps,
- * built from slices of the client's text, so nothing is copied), `bytes` what goes on the wire.
- */
-export class SplicedJson {
-  constructor(
-    readonly text: string,
-    readonly bytes: Buffer,
-  ) {}
-}
-
-/** A body for a model server: JSON text, or JSON spliced from the client's bytes. */
+/** A body for a model server: JSON text, or JSON written partly from bytes at hand. */
 export type OutgoingJson = string | SplicedJson
 
 export const outgoingText = (body: OutgoingJson): string => (typeof body === 'string' ? body : body.text)
-export const outgoingBytes = (body: OutgoingJson): string | Buffer => (typeof body === 'string' ? body : body.bytes)
+export const outgoingBytes = (body: OutgoingJson): string | ByteChunks => (typeof body === 'string' ? body : body.bytes)
 
 /**
  * Spliced members shorter than this are written as JSON like the rest: re-serializing them costs
@@ -119,22 +111,16 @@ export function spliceClientMembers(
     spliced += span.end - span.start
   }
   if (spliced < SHORTEST_SPLICED_CHARS) return undefined
-  const chunks: Buffer[] = []
-  let text = ''
-  let pending = '{'
+  const out = new JsonChunkWriter()
+  let first = true
   for (const [name, value] of Object.entries(body)) {
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
-    pending += (pending === '{' && text === '' ? '' : ',') + JSON.stringify(name) + ':'
+    out.text((first ? '{' : ',') + JSON.stringify(name) + ':')
+    first = false
     const span = spans.get(name)
-    if (span === undefined) {
-      pending += stringify(value)
-      continue
-    }
-    chunks.push(Buffer.from(pending), source.raw.subarray(span.start, span.end))
-    text += pending + source.text.slice(span.start, span.end)
-    pending = ''
+    if (span === undefined) out.text(stringify(value))
+    else out.bytes(source.text.slice(span.start, span.end), source.raw.subarray(span.start, span.end))
   }
-  pending += '}'
-  chunks.push(Buffer.from(pending))
-  return new SplicedJson(text + pending, Buffer.concat(chunks))
+  out.text(first ? '{}' : '}')
+  return out.finish() as SplicedJson
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { JsonTextCache, SHORTEST_KEPT_STRING } from './json-text'
+import { outgoingBytes, outgoingText } from './json-splice'
 
 // Long strings: a random head on a long run, so that generating them stays cheap.
 const longText = fc.tuple(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('a', 'é"\\\n', '\u2028')).map(([head, unit]) => head + unit.repeat(Math.ceil(SHORTEST_KEPT_STRING / unit.length)))
@@ -24,6 +25,31 @@ describe('JsonTextCache', () => {
         expect(cache.stringify(structuredClone(v))).toBe(JSON.stringify(v))
       }),
     )
+  })
+
+  it('encodes for a model server exactly what JSON.stringify writes: its text, and the same text in its bytes, long strings as remembered bytes', () => {
+    const cache = new JsonTextCache()
+    fc.assert(
+      fc.property(value, (v) => {
+        for (const round of [v, structuredClone(v)]) {
+          const body = cache.encode(round)
+          const expected = JSON.stringify(v)
+          expect(outgoingText(body)).toBe(expected)
+          const bytes = outgoingBytes(body)
+          if (typeof bytes === 'string') expect(bytes).toBe(expected)
+          else {
+            expect(bytes.joined().toString('utf8')).toBe(expected)
+            expect(bytes.length).toBe(Buffer.byteLength(expected))
+          }
+        }
+      }),
+    )
+    // A long string's bytes are made once and taken again as they are.
+    const long = { messages: [{ role: 'system', content: 'é'.repeat(SHORTEST_KEPT_STRING) }] }
+    const first = outgoingBytes(cache.encode(long))
+    const again = outgoingBytes(cache.encode(structuredClone(long)))
+    expect(typeof first).toBe('object')
+    expect(typeof again === 'object' && typeof first === 'object' && again.chunks.some((chunk) => first.chunks.includes(chunk))).toBe(true)
   })
 
   it('writes array holes and left-out values as JSON.stringify does', () => {

@@ -1,12 +1,17 @@
 import { BoundedStringMap } from '../bounded-string-map'
+import { JsonChunkWriter } from './json-chunks'
+import type { OutgoingJson } from './json-splice'
 
 /**
  * Strings shorter than this are quoted by JSON.stringify every time. Finding a string in a Map
- * hashes it, and V8 hashes strings of up to 16,383 characters in full (~1.4 µs per KB here, about
- * what quoting costs); longer ones it hashes by their length alone, so only for them is a lookup
- * (the hash, then one comparison of the text) far cheaper than quoting.
+ * hashes it, and V8 hashes strings of up to 16,383 characters in full (~1.7 µs per KB here, about
+ * what quoting costs) — but only once per string object, which then keeps its hash. A history's
+ * strings are the same objects turn after turn (http/parsed-parts.ts remembers the parsed elements
+ * of 1 KB and more), so for them a lookup is a hash already made and one comparison (a pointer),
+ * ~0.3 µs, against ~5 µs per KB to quote text with escapes in it; a fresh string pays the hash
+ * once. Below 1 KB there is little to save and no remembered element to come from.
  */
-export const SHORTEST_KEPT_STRING = 16_384
+export const SHORTEST_KEPT_STRING = 1_024
 /** What the cache may hold, in UTF-16 code units of texts and their JSON (~2 bytes each): about 16 MB. */
 export const DEFAULT_JSON_TEXT_CACHE_CHARS = 8_000_000
 /** How deep the walk goes (body → messages → message → its fields); deeper values are serialized natively. */
@@ -28,7 +33,8 @@ const WALKED_DEPTH = 3
  * array, `JSON.stringify` itself serializes the value.
  */
 export class JsonTextCache {
-  private readonly quoted: BoundedStringMap<string>
+  /** A long text's JSON, and that JSON's UTF-8 bytes for `encode` (made the first time they are asked for). */
+  private readonly quoted: BoundedStringMap<{ json: string; bytes?: Buffer }>
 
   constructor(maxChars: number = DEFAULT_JSON_TEXT_CACHE_CHARS) {
     this.quoted = new BoundedStringMap(maxChars)
@@ -36,17 +42,25 @@ export class JsonTextCache {
 
   /** `JSON.stringify(value)` for plain data (see above). */
   stringify(value: unknown): string {
-    return this.write(value, 0)
+    const out = new JsonChunkWriter()
+    this.write(value, 0, out, false)
+    return out.finish() as string
+  }
+
+  /**
+   * `JSON.stringify(value)` as a model server is sent it: text, or, when it holds long strings,
+   * their remembered bytes between the encoded rest — so a long prompt is neither quoted nor
+   * encoded again, nor copied into one buffer.
+   */
+  encode(value: unknown): OutgoingJson {
+    const out = new JsonChunkWriter()
+    this.write(value, 0, out, true)
+    return out.finish()
   }
 
   /** `JSON.stringify(text)`: remembered when the text is long. */
   quote(text: string): string {
-    if (text.length < SHORTEST_KEPT_STRING) return JSON.stringify(text)
-    const known = this.quoted.get(text)
-    if (known !== undefined) return known
-    const json = JSON.stringify(text)
-    this.quoted.set(text, json, json.length)
-    return json
+    return text.length < SHORTEST_KEPT_STRING ? JSON.stringify(text) : this.remembered(text).json
   }
 
   /** How many texts and characters it holds. */
@@ -54,41 +68,57 @@ export class JsonTextCache {
     return this.quoted.size
   }
 
-  private write(value: unknown, depth: number): string {
-    if (typeof value === 'string') return this.quote(value)
-    if (depth >= WALKED_DEPTH || typeof value !== 'object' || value === null || !isPlain(value)) return JSON.stringify(value)
+  private remembered(text: string): { json: string; bytes?: Buffer } {
+    const known = this.quoted.get(text)
+    if (known !== undefined) return known
+    const json = JSON.stringify(text)
+    const entry = { json }
+    // Counted as the JSON and its bytes (about as many again), whether or not they are made.
+    this.quoted.set(text, entry, 2 * json.length)
+    return entry
+  }
+
+  private write(value: unknown, depth: number, out: JsonChunkWriter, withBytes: boolean): void {
+    if (typeof value === 'string') {
+      if (value.length < SHORTEST_KEPT_STRING) return out.text(JSON.stringify(value))
+      const entry = this.remembered(value)
+      if (!withBytes) return out.text(entry.json)
+      entry.bytes ??= Buffer.from(entry.json)
+      return out.bytes(entry.json, entry.bytes)
+    }
+    if (depth >= WALKED_DEPTH || typeof value !== 'object' || value === null || !isPlain(value)) return out.text(JSON.stringify(value))
     if (Array.isArray(value)) {
       // Runs of items without a long string (most messages of a conversation) go to JSON.stringify
       // together: one native call per run rather than one per item.
-      let out = '['
+      out.text('[')
       let i = 0
       while (i < value.length) {
-        if (out.length > 1) out += ','
+        if (i > 0) out.text(',')
         const item: unknown = value[i]
         if (holdsLong(item)) {
-          out += this.write(item, depth + 1)
+          this.write(item, depth + 1, out, withBytes)
           i++
           continue
         }
         let end = i + 1
         while (end < value.length && !holdsLong(value[end])) end++
-        out += JSON.stringify(i === 0 && end === value.length ? value : value.slice(i, end)).slice(1, -1)
+        out.text(JSON.stringify(i === 0 && end === value.length ? value : value.slice(i, end)).slice(1, -1))
         i = end
       }
-      return out + ']'
+      return out.text(']')
     }
-    const keys = Object.keys(value)
     // An object below the top with no long string of its own (a short message) costs less natively.
-    if (depth > 0 && !holdsLong(value)) return JSON.stringify(value)
-    let out = '{'
+    if (depth > 0 && !holdsLong(value)) return out.text(JSON.stringify(value))
+    out.text('{')
     let first = true
-    for (const key of keys) {
+    for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key]
       if (omitted(item)) continue
-      out += (first ? '' : ',') + JSON.stringify(key) + ':' + this.write(item, depth + 1)
+      out.text((first ? '' : ',') + JSON.stringify(key) + ':')
+      this.write(item, depth + 1, out, withBytes)
       first = false
     }
-    return out + '}'
+    out.text('}')
   }
 }
 

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { urlToHttpOptions } from 'node:url'
 import type { StopSignal } from '../../generation/stop-signal'
+import type { ByteChunks } from '../../http/json-chunks'
 import { readStream } from '../../http/read-stream'
 import type { Replica, ReplicaPool } from './replica-pool'
 import { upstreamTimeout } from './upstream-errors'
@@ -83,7 +84,7 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETU
 export function postToReplica(
   replica: Replica,
   path: string,
-  body: string | Buffer,
+  body: string | Buffer | ByteChunks,
   headers: Record<string, string>,
   signal: StopSignal,
 ): Promise<IncomingMessage> {
@@ -103,7 +104,7 @@ type Connection = 'pooled' | 'fresh'
 function attempt(
   replica: Replica,
   path: string,
-  body: Buffer,
+  body: Buffer | ByteChunks,
   headers: Record<string, string>,
   signal: StopSignal,
   connection: Connection,
@@ -153,7 +154,11 @@ function attempt(
       const detail = UNREACHABLE.has(error.code ?? '') ? (error.code ?? '') : error.message
       finish(() => reject(new UpstreamConnectError('unreachable', detail)))
     })
-    req.end(body)
+    if (Buffer.isBuffer(body)) return void req.end(body)
+    // The pieces leave together (one writev with the headers), none of them copied.
+    req.cork()
+    for (const chunk of body.chunks) req.write(chunk)
+    req.end()
   })
 }
 

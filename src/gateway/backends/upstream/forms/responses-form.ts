@@ -6,6 +6,7 @@ import type { GenerationRequest, MessagesPrompt } from '../../generation-request
 import type { GenerationEvent } from '../../model-backend'
 import { internalError } from '../../../errors'
 import { upstreamJson } from '../../../http/json-text'
+import type { OutgoingJson } from '../../../http/json-splice'
 import type { UpstreamBodyOptions, UpstreamForm, UpstreamStreamDecoder, WholeReply } from '../upstream-form'
 
 /**
@@ -22,7 +23,7 @@ export class ResponsesForm implements UpstreamForm {
 
   constructor(readonly responses: ResponsesRequest) {}
 
-  body(request: GenerationRequest, options: UpstreamBodyOptions): string {
+  body(request: GenerationRequest, options: UpstreamBodyOptions): OutgoingJson {
     const prompt = messagesOf(request)
     const { instructions, input } = responsesInput(prompt.messages)
     const body: Record<string, unknown> = { model: options.model, input, stream: request.stream, store: false }
@@ -40,7 +41,7 @@ export class ResponsesForm implements UpstreamForm {
     if (responses.textFormat !== undefined) body.text = { format: responses.textFormat }
     if (responses.reasoningEffort !== undefined) body.reasoning = { effort: responses.reasoningEffort }
     if (request.user !== undefined) body.user = request.user
-    return upstreamJson.stringify(body)
+    return upstreamJson.encode(body)
   }
 
   decoder(tokenizer: Tokenizer): UpstreamStreamDecoder {

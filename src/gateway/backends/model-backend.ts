@@ -1,3 +1,4 @@
+import type { ByteChunks } from '../http/json-chunks'
 import type { ReplicaStatus } from '../../shared/api/health'
 import type { FinishReason, ToolCallDelta, Usage } from '../../shared/api/chat-response'
 import type { EmbeddingsRequest } from '../../shared/api/embeddings'
@@ -50,7 +51,7 @@ export interface GenerationInput {
  */
 export interface UpstreamObserver {
   /** `bytes`: the body as sent, when the backend sends bytes it already has (capture need not measure or copy its text). */
-  sent(replica: string, body: string, bytes?: Buffer): void
+  sent(replica: string, body: string, bytes?: Buffer | ByteChunks): void
   responded(status: number, rawHeaders: readonly string[]): void
   /** A piece of a streamed reply, as read from the socket. */
   received(bytes: Buffer): void

@@ -1,3 +1,4 @@
+import type { ByteChunks } from '../http/json-chunks'
 import { receivedUrlOf } from '../http/v1-aliases'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { CapturedError, Exchange } from '../../shared/api/traffic'
@@ -177,7 +178,7 @@ export class ExchangeRecorder implements UpstreamObserver {
     this.requestBytes = decodedSize(raw)
   }
 
-  sent(replica: string, body: string, bytes?: Buffer): void {
+  sent(replica: string, body: string, bytes?: Buffer | ByteChunks): void {
     // A retry (say, without stream_options) replaces what was sent before.
     this.upstream = {
       replica,

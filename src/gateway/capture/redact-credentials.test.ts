@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { bytesHoldSecret, redactExchange } from './redact-credentials'
+import { ByteChunks } from '../http/json-chunks'
 import { exchangeFixture } from './test-support/exchange-fixture'
 
 const SECRET = 'sk-proj-abcdefghijklmnop1234'
@@ -16,6 +17,18 @@ describe('bytesHoldSecret', () => {
     )
     // Secrets too short to look for are not looked for, in bytes as in texts.
     expect(bytesHoldSecret(Buffer.from('a short one'), ['short'])).toBe(false)
+  })
+
+  it('finds it in bytes sent in pieces, wherever the pieces are cut, across as many pieces as it spans', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 40 })
+    fc.assert(
+      fc.property(text, text, fc.boolean(), fc.array(fc.nat(), { maxLength: 12 }), (before, after, inside, cuts) => {
+        const bytes = Buffer.from(inside ? before + SECRET + after : before + after)
+        const at = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b)
+        const pieces = [0, ...at].map((start, i) => bytes.subarray(start, at[i] ?? bytes.length))
+        expect(bytesHoldSecret(new ByteChunks(pieces), [SECRET, 'another-secret-123'])).toBe(inside)
+      }),
+    )
   })
 })
 

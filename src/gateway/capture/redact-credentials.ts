@@ -1,3 +1,4 @@
+import type { ByteChunks } from '../http/json-chunks'
 import type { CapturedFrame, Exchange, HeaderPairs } from '../../shared/api/traffic'
 import { apiKeyHint } from '../auth/api-key'
 
@@ -99,8 +100,23 @@ export function sentSecrets(rawHeaders: readonly string[], url: string): string[
  * Whether UTF-8 `bytes` hold one of the secrets: exactly when their text does, since UTF-8 is
  * self-synchronizing (a secret's encoding matches only where the text holds the secret).
  */
-export function bytesHoldSecret(bytes: Buffer, secrets: readonly string[]): boolean {
-  return secrets.some((secret) => secret.length >= SHORTEST_SEARCHED_SECRET && bytes.includes(secret))
+export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly string[]): boolean {
+  const wanted = secrets.filter((secret) => secret.length >= SHORTEST_SEARCHED_SECRET)
+  if (wanted.length === 0) return false
+  if (Buffer.isBuffer(bytes)) return wanted.some((secret) => bytes.includes(secret))
+  // In pieces: each piece, and across each boundary the bytes a secret could span (the longest
+  // secret's length less one on either side, gathered from as many pieces as that takes).
+  const reach = Math.max(...wanted.map((secret) => Buffer.byteLength(secret))) - 1
+  let carry: Buffer = Buffer.alloc(0)
+  for (const chunk of bytes.chunks) {
+    if (wanted.some((secret) => chunk.includes(secret))) return true
+    if (carry.length > 0) {
+      const across = Buffer.concat([carry, chunk.subarray(0, reach)])
+      if (wanted.some((secret) => across.includes(secret))) return true
+    }
+    carry = chunk.length >= reach ? chunk.subarray(chunk.length - reach) : Buffer.concat([carry, chunk]).subarray(-reach)
+  }
+  return false
 }
 
 /**

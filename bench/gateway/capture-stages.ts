@@ -8,9 +8,12 @@
 //   npx tsx bench/gateway/capture-stages.ts [--baseline DIR] [--count 3000]
 //
 // --baseline DIR: a checkout of another commit (its src/ and bench/), timed the same way right
-// after this one's, for a before/after. Median and mean of the last `count` − 500 exchanges (the
+// after this one's, for a before/after. Median / mean µs of the last `count` − 500 exchanges (the
 // mean carries the garbage collector's share, once the store is full and evicting, as it is on a
-// gateway that has run a while); every exchange has a fresh body, as a client sends it.
+// gateway that has run a while); every exchange has a fresh body, as a client sends it. The last
+// column is the process's CPU per exchange over the same exchanges (the garbage collector and the
+// request path's own work included), then again with capture `off`: their difference is what
+// capture costs, its store kept full included.
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { join } from 'node:path'
@@ -49,13 +52,15 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
   const { DEFAULT_MEMORY_LIMITS } = await load<Limits>('src/gateway/capture/capture-limits.ts')
   const { spliceClientMembers, outgoingText, outgoingBytes } = await load<Splice>('src/gateway/http/json-splice.ts')
   const out: Record<string, Record<string, string>> = {}
-  for (const cell of SWEEP_CELLS) {
-    // A store of its own per cell, as full as the default's 64 MiB allows once warmed up.
-    const limits = DEFAULT_MEMORY_LIMITS
-    const capture = new TrafficCapture({ mode: 'memory', limits, store: new MemoryStore(limits) })
+  const limits = DEFAULT_MEMORY_LIMITS
+  /** Sequential exchanges of one prompt shape, capture `memory` (a 64 MiB store of its own, full once warmed up) or `off`. */
+  const exchanges = (cell: (typeof SWEEP_CELLS)[number], mode: 'memory' | 'off') => {
+    const capture = new TrafficCapture(mode === 'memory' ? { mode, limits, store: new MemoryStore(limits) } : { mode, limits, store: undefined })
     const make = bodyMaker({ shape: cell.shape, bytes: cell.bytes }, false)
     const times: Record<string, number[]> = { begin: [], 'hand-offs + reply': [], close: [] }
+    let cpuFrom = process.cpuUsage()
     for (let n = 0; n < COUNT; n++) {
+      if (n === WARM) cpuFrom = process.cpuUsage()
       const text = make(7_000_000 + n)
       const raw = Buffer.from(text)
       const req = new IncomingMessage(new Socket())
@@ -67,11 +72,10 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       let at = performance.now()
       capture.begin(req, res)
       const recorder = recorderOf(req)
-      if (recorder === undefined) throw new Error('not captured')
+      if (recorder === undefined && mode === 'memory') throw new Error('not captured')
       let now = performance.now()
       times.begin!.push(now - at)
       // What the request path does besides capture (decode, parse, the body sent) is not timed.
-      recorder.requestBody = raw
       const decoded = raw.toString('utf8')
       const value = JSON.parse(decoded) as Record<string, unknown>
       const source = { value, text: decoded, raw }
@@ -83,13 +87,16 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       const replyBytes = Buffer.from(REPLY)
       at = performance.now()
       // The hand-offs, as the body reader, the route and the upstream backend make them.
-      if ('bodyDecoded' in recorder) recorder.bodyDecoded(decoded, raw)
-      else (recorder as { requestBody: unknown }).requestBody = decoded
-      recorder.identified({ keyId: 'key_1', keyName: 'bench', org: 'default', role: 'owner', dialect: null })
-      recorder.decided({ model: 'm', deployment: 'upstream', session: 's', stream: false }, undefined)
-      recorder.sent('127.0.0.1:9', outgoingText(body), wire)
-      recorder.responded(200, UPSTREAM_HEADERS)
-      recorder.receivedBody(replyBytes.toString('utf8'))
+      if (recorder !== undefined) {
+        recorder.requestBody = raw
+        if ('bodyDecoded' in recorder) recorder.bodyDecoded(decoded, raw)
+        else (recorder as { requestBody: unknown }).requestBody = decoded
+        recorder.identified({ keyId: 'key_1', keyName: 'bench', org: 'default', role: 'owner', dialect: null })
+        recorder.decided({ model: 'm', deployment: 'upstream', session: 's', stream: false }, undefined)
+        recorder.sent('127.0.0.1:9', outgoingText(body), wire)
+        recorder.responded(200, UPSTREAM_HEADERS)
+        recorder.receivedBody(replyBytes.toString('utf8'))
+      }
       res.statusCode = 200
       res.setHeader('content-type', 'application/json')
       res.setHeader('x-request-id', `req_${n}`)
@@ -100,16 +107,25 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       res.emit('close')
       times.close!.push(performance.now() - at)
     }
+    const cpu = process.cpuUsage(cpuFrom)
+    capture.close()
+    return { times, cpuUs: (cpu.user + cpu.system) / (COUNT - WARM) }
+  }
+  for (const cell of SWEEP_CELLS) {
+    const { times, cpuUs } = exchanges(cell, 'memory')
+    const off = exchanges(cell, 'off')
     const stats = (xs: number[]): string => {
       const kept = xs.slice(WARM).sort((a, b) => a - b)
       const median = kept[Math.floor(kept.length / 2)] ?? NaN
       const mean = kept.reduce((sum, x) => sum + x, 0) / kept.length
       return `${(median * 1000).toFixed(1)} / ${(mean * 1000).toFixed(1)}`
     }
-    out[cellName(cell)] = Object.fromEntries(Object.entries(times).map(([stage, xs]) => [stage, stats(xs)]))
-    capture.close()
+    out[cellName(cell)] = {
+      ...Object.fromEntries(Object.entries(times).map(([stage, xs]) => [stage, stats(xs)])),
+      'CPU per exchange, memory / off': `${cpuUs.toFixed(0)} / ${off.cpuUs.toFixed(0)}`,
+    }
   }
   return out
 }
 
-await printStagesBeforeAfter(opts.baseline, ['begin', 'hand-offs + reply', 'close'], 'µs, median / mean', timeRoot)
+await printStagesBeforeAfter(opts.baseline, ['begin', 'hand-offs + reply', 'close', 'CPU per exchange, memory / off'], 'µs', timeRoot)

@@ -217,6 +217,23 @@ describe('capture with real clients', () => {
     expect(exchange.model_body).toContain(`…${gw.ownerKey.slice(-4)} (${gw.ownerKey.length} characters)`)
   })
 
+  it('a session named with the key itself (as `user`) goes by the key\'s hint: in the header, the record and the list', async () => {
+    const id = requestId()
+    const response = await gw.post('/v1/chat/completions', { ...userMessage('session'), user: `team-${gw.ownerKey}`, stream: false }, { 'x-request-id': id })
+    expect(response.status).toBe(200)
+    const named = response.headers.get('x-mortar-session') ?? ''
+    expect(named).toContain(`team-`)
+    expect(named).not.toContain(gw.ownerKey)
+    const exchange = await captured(gw, id)
+    expect(named).toBe(`team-key-${gw.ownerKey.slice(-4)}`)
+    expect(exchange.session).toBe(named)
+    // And the embeddings route names its sessions the same way.
+    const embedded = await gw.post('/v1/embeddings', { input: 'x', user: gw.ownerKey }, {})
+    expect(embedded.headers.get('x-mortar-session') ?? '').not.toContain(gw.ownerKey)
+    expect(JSON.stringify(exchange)).not.toContain(gw.ownerKey)
+    expect(JSON.stringify((await trafficClient(gw.url, gw.ownerKey).list({})).data)).not.toContain(gw.ownerKey)
+  })
+
   it('a key in the query string is reduced to a hint in the URL as everywhere else', async () => {
     const id = requestId()
     const response = await fetch(`${gw.url}/v1/models?x=1&api_key=${gw.ownerKey}&key=${gw.ownerKey}`, { headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': id } })

@@ -1,3 +1,4 @@
+import { sentSecrets } from '../capture/redact-credentials'
 import type { RequestHandler } from 'express'
 import { HeaderName, MortarHeader } from '../../shared/api/headers'
 import { float32ToBase64, parseEmbeddingsRequest, type EmbeddingList, type EmbeddingsRequest } from '../../shared/api/embeddings'
@@ -39,7 +40,7 @@ export function embeddings(deps: EmbeddingsDeps): RequestHandler {
     const { request } = parsed
     const model = deps.catalog().resolve(request.model)
     const { backend } = model
-    const session = resolveSession(singleHeader(req.headers[MortarHeader.session]), request.user)
+    const session = resolveSession(singleHeader(req.headers[MortarHeader.session]), request.user, () => sentSecrets(req.rawHeaders, req.originalUrl))
     const recorder = recorderOf(req)
     if (recorder !== undefined) recorder.completion = { model: model.id, deployment: backend.deployment, session: session.name, stream: false }
     res.setHeader(HeaderName.deployment, backend.deployment)

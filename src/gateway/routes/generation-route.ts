@@ -13,6 +13,7 @@ import { answerErrorsAs } from '../http/error-format'
 import { outgoingText } from '../http/json-splice'
 import { readJsonBody } from '../http/read-json-body'
 import type { ParsedParts } from '../http/parsed-parts'
+import { sentSecrets } from '../capture/redact-credentials'
 import { completionRecord, type CompletionContext, type CompletionObserver, type GenerationEndObserver } from '../pipeline/completion-context'
 import { parseDedupeRequest, requestFingerprint, type DedupeCoordinator } from '../pipeline/in-flight-dedupe'
 import { optimizePrompt, type OptimizerSettings } from '../pipeline/optimize-prompt'
@@ -64,7 +65,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     const admitted = endpoint.accept(body.value, { dialect })
     const dedupeRequest = parseDedupeRequest(header(req.headers, MortarHeader.dedupe), header(req.headers, MortarHeader.idempotencyKey), admitted.request)
     const model = deps.catalog().resolve(admitted.model)
-    const session = resolveSession(header(req.headers, MortarHeader.session), admitted.request.user)
+    const session = resolveSession(header(req.headers, MortarHeader.session), admitted.request.user, () => sentSecrets(req.rawHeaders, req.url ?? ''))
     const shaped = shapePrompt(admitted.request.prompt, req.headers, model.tokenizer, {
       deploymentMode: model.optimizerMode,
       orgDefault: deps.organizations()[principal.org]?.optimize,

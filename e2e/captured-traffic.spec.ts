@@ -1,7 +1,9 @@
 // Traffic over the capture store, in Chromium, against `mortar serve` in front of a fake model
 // server: requests from the openai SDK and plain fetch (streamed and not, a tool call, a 400, a
 // 401 with a wrong key, a model-server failure) appear as they happen, whole; a reload keeps them;
-// a captured request opens in the playground and is sent again; exports; the session view.
+// a captured request opens in the playground and is sent again (one to Anthropic's Messages or
+// OpenAI's Responses API converted to chat, from the real SDKs); exports; the session view.
+import Anthropic from '@anthropic-ai/sdk'
 import { DEFAULT_MODEL_ID } from '../src/shared/api/chat-request'
 import { expect, test, type Page } from '@playwright/test'
 import OpenAI from 'openai'
@@ -179,6 +181,109 @@ test('a captured request opens in the playground, editable, and is sent again', 
   // The resent request is captured too.
   await page.getByTestId('nav-traffic').click()
   await expect(rowOf(page, 'replay-me')).toHaveCount(2)
+})
+
+test('captured /v1/messages and /v1/responses requests open in the playground converted to chat, and are sent again', async ({ page }) => {
+  await openTraffic(page)
+  const key = await server.uiKey()
+  const lastChatBody = () => {
+    const last = fake.requests.at(-1)
+    expect(last?.path).toBe('/v1/chat/completions')
+    return JSON.stringify(last?.body)
+  }
+
+  // Claude Code's kind of request, with Anthropic's own SDK: a system prompt, a tool used and answered.
+  const anthropic = new Anthropic({ baseURL: server.url, apiKey: key, maxRetries: 0, defaultHeaders: { 'X-Mortar-Session': 'from-anthropic' } })
+  const message = await anthropic.messages.create({
+    model: DEFAULT_MODEL_ID,
+    max_tokens: 64,
+    system: 'You are a coding agent.',
+    messages: [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Sunny' }, { type: 'text', text: 'And tomorrow?' }] },
+    ],
+    tools: [{ name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+    tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+    stop_sequences: ['</done>'],
+    metadata: { user_id: 'dev-1' },
+  })
+  expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello from the model' })])
+  await rowOf(page, 'from-anthropic').click()
+  const open = page.getByTestId('traffic-open-playground')
+  await expect(open).toHaveAttribute('data-converted-from', 'Anthropic Messages')
+  await open.click()
+  await expect(page.getByTestId('playground-note')).toHaveText('Converted from Anthropic Messages (POST /v1/messages) to chat completions. Not carried: metadata.user_id.')
+  await expect(page.getByTestId('system-prompt')).toHaveValue('You are a coding agent.')
+  await expect(page.getByTestId('message')).toHaveCount(4)
+  await expect(page.getByTestId('message-0-content')).toHaveValue('Weather in Paris?')
+  await expect(page.getByTestId('message-1-tool-calls')).toHaveValue(/"name": "get_weather"/)
+  await expect(page.getByTestId('message-2-tool-call-id')).toHaveValue('toolu_1')
+  await expect(page.getByTestId('message-2-content')).toHaveValue('Sunny')
+  await expect(page.getByTestId('message-3-content')).toHaveValue('And tomorrow?')
+  await expect(page.getByTestId('max-tokens')).toHaveValue('64')
+  await expect(page.getByTestId('stop-sequences')).toHaveValue('</done>')
+  await expect(page.getByTestId('parallel-tool-calls')).toHaveValue('false')
+  await expect(page.getByTestId('tools-json')).toHaveValue(/"parameters"/)
+  await expect(page.getByTestId('header-session')).toHaveValue('from-anthropic')
+  await page.getByTestId('send-button').click()
+  await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished')
+  const resent = lastChatBody()
+  expect(resent).toContain('"tool_call_id":"toolu_1"')
+  expect(resent).toContain('You are a coding agent.')
+  expect(resent).toContain('"stop":["</done>"]')
+  expect(resent).toContain('"parallel_tool_calls":false')
+
+  // Codex CLI's kind of request, with the openai SDK: instructions, a function call and its output.
+  const sdk = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key, maxRetries: 0 })
+  const response = await sdk.responses.create(
+    {
+      model: DEFAULT_MODEL_ID,
+      instructions: 'You are Codex.',
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'List the files.' }] },
+        { type: 'function_call', call_id: 'call_ls', name: 'shell', arguments: '{"cmd":"ls"}' },
+        { type: 'function_call_output', call_id: 'call_ls', output: 'README.md' },
+      ],
+      tools: [{ type: 'function', name: 'shell', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false }, { type: 'web_search' }],
+      max_output_tokens: 80,
+      store: false,
+    },
+    { headers: { 'X-Mortar-Session': 'from-responses' } },
+  )
+  expect(response.output_text).toBe('Hello from the model')
+  await page.getByTestId('nav-traffic').click()
+  await rowOf(page, 'from-responses').click()
+  await expect(open).toHaveAttribute('data-converted-from', 'OpenAI Responses')
+  await open.click()
+  await expect(page.getByTestId('playground-note')).toHaveText(
+    'Converted from OpenAI Responses (POST /v1/responses) to chat completions. Not carried: tools other than functions (web_search).',
+  )
+  await expect(page.getByTestId('system-prompt')).toHaveValue('You are Codex.')
+  await expect(page.getByTestId('message')).toHaveCount(3)
+  await expect(page.getByTestId('message-0-content')).toHaveValue('List the files.')
+  await expect(page.getByTestId('message-1-tool-calls')).toHaveValue(/"name": "shell"/)
+  await expect(page.getByTestId('message-2-tool-call-id')).toHaveValue('call_ls')
+  await expect(page.getByTestId('max-tokens')).toHaveValue('80')
+  await page.getByTestId('message-0-content').fill('List the files, edited.')
+  await page.getByTestId('send-button').click()
+  await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished')
+  expect(lastChatBody()).toContain('List the files, edited.')
+  // The resent request is captured too, as chat completions.
+  await page.getByTestId('nav-traffic').click()
+  await expect(rowOf(page, 'from-responses')).toHaveCount(2)
+
+  // Embeddings have no chat counterpart: the button stays, disabled, saying why.
+  await (
+    await fetch(`${server.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Mortar-Session': 'an-embedding' },
+      body: JSON.stringify({ model: DEFAULT_MODEL_ID, input: 'vectors, please' }),
+    })
+  ).text()
+  await rowOf(page, 'an-embedding').click()
+  await expect(open).toBeDisabled()
+  await expect(page.getByTestId('traffic-open-playground-hint')).toHaveAttribute('title', 'Embeddings return vectors, not a reply: the playground sends chat completions.')
 })
 
 test('a request that tool selection narrowed opens on the diff of what the model saw', async ({ page }) => {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatTool, ToolChoice } from '../../shared/api/chat-request'
+import type { ChatConversation } from '../../shared/api/chat-request'
 import type { ClientBody } from '../http/json-splice'
 import type { UpstreamForm } from './upstream/upstream-form'
 
@@ -6,12 +6,8 @@ import type { UpstreamForm } from './upstream/upstream-form'
  * A conversation: what the chat template renders (chat completions, and the endpoints that
  * translate to it: Responses, Messages). Tools and the tool rules belong to it.
  */
-export interface MessagesPrompt {
+export interface MessagesPrompt extends ChatConversation {
   kind: 'messages'
-  messages: ChatMessage[]
-  tools: ChatTool[]
-  toolChoice: ToolChoice | undefined
-  parallelToolCalls: boolean | undefined
 }
 
 /**

@@ -188,18 +188,25 @@ export interface ChatMessage {
   tool_call_id?: string
 }
 
-/** The request as the rest of the gateway sees it: defaults applied, aliases resolved. */
-export interface ChatCompletionRequest {
-  model: string
+/**
+ * A conversation with its tools and tool rules: what the chat template renders, and what every
+ * endpoint that translates to chat (Responses, Messages) comes down to.
+ */
+export interface ChatConversation {
   messages: ChatMessage[]
+  tools: ChatTool[]
+  toolChoice: ToolChoice | undefined
+  parallelToolCalls: boolean | undefined
+}
+
+/** The request as the rest of the gateway sees it: defaults applied, aliases resolved. */
+export interface ChatCompletionRequest extends ChatConversation {
+  model: string
   stream: boolean
   includeUsage: boolean
   /** What the client asked for; planning lowers or defaults it. */
   maxTokens: number | undefined
   user: string | undefined
-  tools: ChatTool[]
-  toolChoice: ToolChoice | undefined
-  parallelToolCalls: boolean | undefined
   /**
    * Fields the contract does not name (temperature, top_p, stop, seed…). Mortar ignores them, but
    * a deployment that forwards to a model server passes them on as sent.

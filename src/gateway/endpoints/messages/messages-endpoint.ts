@@ -1,4 +1,5 @@
 import { parseMessagesRequest } from '../../../shared/api/messages-request'
+import { messagesToChat } from '../../../shared/api/messages-to-chat'
 import type { GenerationRequest } from '../../backends/generation-request'
 import { chatCompletionsForm } from '../../backends/upstream/forms/chat-completions-form'
 import { messagesForm } from '../../backends/upstream/forms/messages-form'
@@ -7,7 +8,6 @@ import { invalidRequest } from '../../errors'
 import { chatGenerationRequest } from '../chat-completions/chat-completions-endpoint'
 import type { Endpoint } from '../endpoint'
 import { newMessageId } from './message-events'
-import { messagesToChat } from './messages-to-chat'
 import { messagesWire } from './messages-wire'
 
 /**

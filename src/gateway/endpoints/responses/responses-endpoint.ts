@@ -1,11 +1,11 @@
 import { parseResponsesRequest } from '../../../shared/api/responses-request'
+import { responsesToChat } from '../../../shared/api/responses-to-chat'
 import type { GenerationRequest } from '../../backends/generation-request'
 import { chatCompletionsForm } from '../../backends/upstream/forms/chat-completions-form'
 import { ResponsesForm } from '../../backends/upstream/forms/responses-form'
 import { invalidRequest } from '../../errors'
 import type { Endpoint } from '../endpoint'
 import { newResponseId } from './response-builder'
-import { responsesToChat } from './responses-to-chat'
 import { responsesWire } from './responses-wire'
 
 /**
@@ -20,9 +20,9 @@ export const responsesEndpoint: Endpoint = {
     const parsed = parseResponsesRequest(body)
     if (!parsed.ok) throw invalidRequest(parsed.issue.message, parsed.issue.param)
     const responses = parsed.request
-    const { prompt, extraFields } = responsesToChat(responses)
+    const { conversation, extraFields } = responsesToChat(responses)
     const request: GenerationRequest = {
-      prompt,
+      prompt: { kind: 'messages', ...conversation },
       stream: responses.stream,
       includeUsage: false,
       maxTokens: responses.maxOutputTokens,

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useReducer } from 'react'
+import { useCallback, useMemo, useReducer, useState } from 'react'
 import {
   buildPlaygroundRequest,
   defaultPlaygroundForm,
@@ -44,11 +44,15 @@ export interface PlaygroundFormState {
   setMessage(index: number, patch: Partial<PlaygroundMessage>): void
   addMessage(): void
   removeMessage(index: number): void
-  replace(form: PlaygroundForm): void
+  /** What the form now holds came from elsewhere (a captured request): where, and what changed on the way. */
+  note: string | null
+  /** A whole new form; its note, or none (editing keeps the note, a new form drops it). */
+  replace(form: PlaygroundForm, note?: string | null): void
 }
 
 export function usePlaygroundForm(): PlaygroundFormState {
   const [form, dispatch] = useReducer(playgroundFormReducer, undefined, () => defaultPlaygroundForm())
+  const [note, setNote] = useState<string | null>(null)
   const built = useMemo(() => buildPlaygroundRequest(form), [form])
   const toolNames = useMemo(() => {
     const parsed = parseToolsJson(form.toolsJson)
@@ -59,7 +63,10 @@ export function usePlaygroundForm(): PlaygroundFormState {
   const setMessage = useCallback((index: number, patch: Partial<PlaygroundMessage>) => dispatch({ type: 'set-message', index, patch }), [])
   const addMessage = useCallback(() => dispatch({ type: 'add-message' }), [])
   const removeMessage = useCallback((index: number) => dispatch({ type: 'remove-message', index }), [])
-  const replace = useCallback((next: PlaygroundForm) => dispatch({ type: 'replace', form: next }), [])
+  const replace = useCallback((next: PlaygroundForm, nextNote: string | null = null) => {
+    dispatch({ type: 'replace', form: next })
+    setNote(nextNote)
+  }, [])
 
   return {
     form,
@@ -69,6 +76,7 @@ export function usePlaygroundForm(): PlaygroundFormState {
     setMessage,
     addMessage,
     removeMessage,
+    note,
     replace,
   }
 }

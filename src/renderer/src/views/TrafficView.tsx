@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState, type ReactNode } from 'react'
-import type { CaptureStatus, Exchange, ExchangeSummary } from '../../../shared/api/traffic'
+import type { CaptureStatus, ExchangeSummary } from '../../../shared/api/traffic'
 import { ExchangeDetail } from '../components/traffic/ExchangeDetail'
 import { EXCHANGE_COLUMNS, exchangeFacts } from '../components/traffic/exchange-columns'
 import { SessionView } from '../components/traffic/SessionView'
@@ -9,6 +9,7 @@ import { CapturedFilters, TelemetryFilters } from '../components/traffic/Traffic
 import { TrafficTable, type TrafficTableProps } from '../components/traffic/TrafficTable'
 import { TrafficToolbar } from '../components/traffic/TrafficToolbar'
 import { useCapturedExchange } from '../hooks/use-captured-exchange'
+import type { OpenedRequest } from '../logic/playground/captured-as-chat'
 import { useCapturedTraffic, type CapturedTraffic } from '../hooks/use-captured-traffic'
 import { useSessionPrefixes } from '../hooks/use-session-prefixes'
 import { useStopNotes, type StopNotes } from '../hooks/use-stop-notes'
@@ -26,7 +27,7 @@ interface TrafficViewProps {
   localRunIds: ReadonlyMap<string, string>
   onOpenRun(runId: string): void
   onOpenInPlayground(runId: string): void
-  onOpenCaptured(exchange: Exchange): void
+  onOpenCaptured(request: OpenedRequest): void
 }
 
 /**
@@ -193,7 +194,7 @@ function SelectedExchange({
 }: {
   client: GatewayClient
   summary: ExchangeSummary
-  onOpenInPlayground(exchange: Exchange): void
+  onOpenInPlayground(request: OpenedRequest): void
   onOpenSession(session: string): void
   onExport(format: 'har' | 'jsonl', id: string): void
 }) {

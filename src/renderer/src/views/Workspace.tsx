@@ -1,6 +1,5 @@
 import { useCallback, useMemo, useState } from 'react'
-import type { Exchange } from '../../../shared/api/traffic'
-import { parseJsonObject, replayedHeaders } from '../logic/inspector/captured-exchange'
+import type { OpenedRequest } from '../logic/playground/captured-as-chat'
 import { formFromRequest } from '../logic/playground/playground-request'
 import { AppHeader, type View } from '../components/AppHeader'
 import type { GatewayHealth } from '../lib/gateway-health'
@@ -47,10 +46,10 @@ export function Workspace({ client, health, settings, onSignOut }: WorkspaceProp
     },
     [runList, replace],
   )
-  // A captured request, from any client, becomes an editable playground request.
+  // A captured request, from any client, becomes an editable playground request (in chat, converted if need be).
   const openCaptured = useCallback(
-    (exchange: Exchange) => {
-      replace(formFromRequest(parseJsonObject(exchange.request.body) ?? {}, replayedHeaders(exchange.request.headers)))
+    (request: OpenedRequest) => {
+      replace(formFromRequest(request.body, request.headers), request.note)
       setView('playground')
     },
     [replace],

@@ -30,6 +30,11 @@ export function PlaygroundForm({ state, models }: PlaygroundFormProps) {
   const problems = byField(state.problems)
   return (
     <div className="playground-form" data-testid="playground-form">
+      {state.note !== null ? (
+        <p className="playground-form__note muted" data-testid="playground-note">
+          {state.note}
+        </p>
+      ) : null}
       <ModelPicker models={models} value={form.model} onChange={(model) => set({ model })} problems={problems.model ?? []} />
       <MessagesEditor
         system={form.system}

@@ -1,6 +1,7 @@
 import { useCallback, useMemo } from 'react'
 import type { Exchange } from '../../../../shared/api/traffic'
 import { inspectCaptured } from '../../logic/inspector/captured-exchange'
+import { capturedAsChat, type OpenedRequest } from '../../logic/playground/captured-as-chat'
 import type { ExchangeSnapshot } from '../../lib/exchange-run'
 import { useTicking } from '../../hooks/use-now'
 import { Inspector } from '../inspector/Inspector'
@@ -9,7 +10,8 @@ interface ExchangeDetailProps {
   exchange: Exchange
   /** The gateway's base URL, so exports print a full URL. */
   baseUrl: string
-  onOpenInPlayground(exchange: Exchange): void
+  /** The captured request as a chat request, converted when it was to another API. */
+  onOpenInPlayground(request: OpenedRequest): void
   onOpenSession(session: string): void
   onExport(format: 'har' | 'jsonl', id: string): void
 }
@@ -30,7 +32,7 @@ export function ExchangeDetail({ exchange, baseUrl, onOpenInPlayground, onOpenSe
   const running = exchange.outcome === 'in_progress'
   const startedAt = Date.parse(exchange.started_at)
   const now = useTicking(running, useCallback(() => Date.now() - startedAt, [startedAt]))
-  const chat = exchange.endpoint.endsWith('/chat/completions')
+  const opened = useMemo(() => capturedAsChat(exchange), [exchange])
   const session = exchange.session
   return (
     <div className="exchange-detail" data-testid="traffic-detail" data-id={exchange.id} data-running={running}>
@@ -56,11 +58,19 @@ export function ExchangeDetail({ exchange, baseUrl, onOpenInPlayground, onOpenSe
         captured={captured}
         actions={
           <>
-            {chat ? (
-              <button type="button" className="button button--small" onClick={() => onOpenInPlayground(exchange)} data-testid="traffic-open-playground">
+            {/* Not openable stays visible, disabled, with the reason: the wrapper carries the tooltip a disabled button may not show. */}
+            <span title={opened.ok ? (opened.convertedFrom !== null ? `Opens as a chat request, converted from ${opened.convertedFrom}` : undefined) : opened.reason} data-testid="traffic-open-playground-hint">
+              <button
+                type="button"
+                className="button button--small"
+                disabled={!opened.ok}
+                onClick={opened.ok ? () => onOpenInPlayground(opened) : undefined}
+                data-testid="traffic-open-playground"
+                data-converted-from={opened.ok ? (opened.convertedFrom ?? undefined) : undefined}
+              >
                 Open in playground
               </button>
-            ) : null}
+            </span>
             {session !== null ? (
               <button type="button" className="button button--small" onClick={() => onOpenSession(session)} data-testid="traffic-open-session">
                 Session view

@@ -259,6 +259,22 @@ const HEADER_FIELDS = [
   ['idempotencyKey', MortarHeader.idempotencyKey],
 ] as const satisfies ReadonlyArray<readonly [keyof PlaygroundForm, string]>
 
+/** The body fields formFromRequest reads into the form; any other is not carried. */
+export const FORM_BODY_FIELDS: ReadonlySet<string> = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+  'stream',
+  'stream_options',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+])
+
 /**
  * What "edit and resend" reads of a request body: any client's, so every field is optional and
  * one of an unexpected type reads as absent rather than making the body unreadable.

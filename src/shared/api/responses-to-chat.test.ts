@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseResponsesRequest, type ResponsesRequest } from '../../../shared/api/responses-request'
+import { parseResponsesRequest, type ResponsesRequest } from './responses-request'
 import { responsesToChat } from './responses-to-chat'
 
 function request(body: Record<string, unknown>): ResponsesRequest {
@@ -13,7 +13,7 @@ describe('a Responses request as a chat completion', () => {
     const chat = responsesToChat(
       request({ instructions: 'Be brief.', input: [{ role: 'developer', content: 'Use tools.' }, { role: 'user', content: 'Hi' }] }),
     )
-    expect(chat.prompt.messages).toEqual([
+    expect(chat.conversation.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'system', content: 'Use tools.' },
       { role: 'user', content: 'Hi' },
@@ -30,7 +30,7 @@ describe('a Responses request as a chat completion', () => {
         ],
       }),
     )
-    expect(chat.prompt.messages.map((m) => [m.role, m.content])).toEqual([
+    expect(chat.conversation.messages.map((m) => [m.role, m.content])).toEqual([
       ['user', 'one'],
       ['assistant', 'two'],
       ['user', 'three'],
@@ -52,7 +52,7 @@ describe('a Responses request as a chat completion', () => {
         ],
       }),
     )
-    expect(chat.prompt.messages).toEqual([
+    expect(chat.conversation.messages).toEqual([
       { role: 'user', content: 'weather?' },
       {
         role: 'assistant',
@@ -75,21 +75,21 @@ describe('a Responses request as a chat completion', () => {
       { type: 'web_search' },
     ]
     const named = responsesToChat(request({ input: 'x', tools, tool_choice: { type: 'function', name: 'b' }, parallel_tool_calls: false }))
-    expect(named.prompt.tools).toEqual([
+    expect(named.conversation.tools).toEqual([
       { type: 'function', function: { name: 'a', description: 'A', parameters: { type: 'object' }, strict: true } },
       { type: 'function', function: { name: 'b' } },
     ])
-    expect(named.prompt.toolChoice).toEqual({ type: 'function', function: { name: 'b' } })
-    expect(named.prompt.parallelToolCalls).toBe(false)
+    expect(named.conversation.toolChoice).toEqual({ type: 'function', function: { name: 'b' } })
+    expect(named.conversation.parallelToolCalls).toBe(false)
 
     const allowed = responsesToChat(request({ input: 'x', tools, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }] } }))
-    expect(allowed.prompt.tools.map((t) => t.function.name)).toEqual(['b'])
-    expect(allowed.prompt.toolChoice).toBe('required')
+    expect(allowed.conversation.tools.map((t) => t.function.name)).toEqual(['b'])
+    expect(allowed.conversation.toolChoice).toBe('required')
   })
 
   it('sends no tools and no choice when only tools the API’s own server runs were given', () => {
     const chat = responsesToChat(request({ input: 'x', tools: [{ type: 'web_search' }], tool_choice: 'auto', parallel_tool_calls: true }))
-    expect(chat.prompt).toMatchObject({ tools: [], toolChoice: undefined, parallelToolCalls: undefined })
+    expect(chat.conversation).toMatchObject({ tools: [], toolChoice: undefined, parallelToolCalls: undefined })
   })
 
   it('maps sampling, text.format and reasoning effort to chat’s fields', () => {

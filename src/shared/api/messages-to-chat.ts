@@ -1,5 +1,5 @@
-import type { ChatCompletionRequest, ChatMessage, ChatTool, ToolChoice } from '../../../shared/api/chat-request'
-import type { MessagesContentBlock, AnthropicPrompt, MessagesRequest, MessagesToolChoice } from '../../../shared/api/messages-request'
+import type { ChatCompletionRequest, ChatMessage, ChatTool, ToolChoice } from './chat-request'
+import type { MessagesContentBlock, AnthropicPrompt, MessagesRequest, MessagesToolChoice } from './messages-request'
 
 /**
  * A Messages request as a chat-completions request: what the scripted model answers, what token

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseMessagesRequest, type MessagesRequest } from '../../../shared/api/messages-request'
+import { parseMessagesRequest, type MessagesRequest } from './messages-request'
 import { messagesToChat } from './messages-to-chat'
 
 function valid(body: unknown): MessagesRequest {

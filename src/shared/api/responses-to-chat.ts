@@ -1,6 +1,5 @@
-import type { ChatMessage, ChatTool, ToolChoice } from '../../../shared/api/chat-request'
-import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTextFormat, ResponsesToolChoice } from '../../../shared/api/responses-request'
-import type { MessagesPrompt } from '../../backends/generation-request'
+import type { ChatConversation, ChatMessage, ChatTool, ToolChoice } from './chat-request'
+import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTextFormat, ResponsesToolChoice } from './responses-request'
 
 /**
  * A Responses request as the chat conversation the gateway runs: the scripted model reads it,
@@ -15,7 +14,7 @@ import type { MessagesPrompt } from '../../backends/generation-request'
  * - `text.format` is chat's `response_format`, `reasoning.effort` its `reasoning_effort`, and
  *   `temperature`/`top_p` pass on as extra fields.
  */
-export function responsesToChat(request: ResponsesRequest): { prompt: MessagesPrompt; extraFields: Record<string, unknown> } {
+export function responsesToChat(request: ResponsesRequest): { conversation: ChatConversation; extraFields: Record<string, unknown> } {
   const messages: ChatMessage[] = []
   if (request.instructions !== undefined && request.instructions !== '') {
     messages.push({ role: 'system', content: request.instructions })
@@ -42,7 +41,7 @@ export function responsesToChat(request: ResponsesRequest): { prompt: MessagesPr
   }
   const { tools, toolChoice } = chatTools(request.tools, request.toolChoice)
   return {
-    prompt: { kind: 'messages', messages, tools, toolChoice, parallelToolCalls: tools.length === 0 ? undefined : request.parallelToolCalls },
+    conversation: { messages, tools, toolChoice, parallelToolCalls: tools.length === 0 ? undefined : request.parallelToolCalls },
     extraFields: extraFields(request),
   }
 }

@@ -183,7 +183,7 @@ test('a captured request opens in the playground, editable, and is sent again', 
   await expect(rowOf(page, 'replay-me')).toHaveCount(2)
 })
 
-test('captured /v1/messages and /v1/responses requests open in the playground converted to chat, and are sent again', async ({ page }) => {
+test('captured /v1/messages and /v1/responses requests open in the playground converted to chat, and are sent again', async ({ page }, testInfo) => {
   await openTraffic(page)
   const key = await server.uiKey()
   const lastChatBody = () => {
@@ -226,6 +226,7 @@ test('captured /v1/messages and /v1/responses requests open in the playground co
   await expect(page.getByTestId('parallel-tool-calls')).toHaveValue('false')
   await expect(page.getByTestId('tools-json')).toHaveValue(/"parameters"/)
   await expect(page.getByTestId('header-session')).toHaveValue('from-anthropic')
+  await saveScreenshot(page, testInfo, 'playground-converted')
   await page.getByTestId('send-button').click()
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished')
   const resent = lastChatBody()

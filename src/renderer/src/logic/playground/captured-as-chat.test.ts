@@ -83,6 +83,13 @@ describe('a captured request as a playground request', () => {
     expect(form).toMatchObject({ toolChoice: 'function:get_weather', parallelToolCalls: 'false', maxTokens: '200', temperature: '0.5', topP: '0.9', stop: '</done>', stream: true, session: 'agent-1' })
   })
 
+  it('converts a count_tokens prompt the same way, with no max_tokens to carry', () => {
+    const result = capturedAsChat(captured('/v1/messages/count_tokens', { model: 'claude-x', system: 'Be brief.', messages: [{ role: 'user', content: 'How long am I?' }] }))
+    expect(opened(result).note).toBe('Converted from Anthropic count_tokens (POST /v1/messages/count_tokens) to chat completions.')
+    const form = formOf(result)
+    expect(form).toMatchObject({ system: 'Be brief.', messages: [{ role: 'user', content: 'How long am I?' }], maxTokens: '', stream: false })
+  })
+
   it('converts a Responses request: instructions, function calls and outputs, function tools only, sampling', () => {
     const result = capturedAsChat(
       captured('/v1/responses', {

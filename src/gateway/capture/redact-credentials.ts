@@ -84,12 +84,15 @@ function decodeOr(text: string): string {
 /** A body with any secret that was also sent as a credential replaced by its hint (clients paste keys into prompts). */
 export function redactBody(body: string, secrets: readonly string[]): string {
   let out = body
-  for (const secret of secrets) if (secret.length >= 8 && out.includes(secret)) out = out.split(secret).join(secretHint(secret, false))
+  for (const secret of searchable(secrets)) if (out.includes(secret)) out = out.split(secret).join(secretHint(secret, false))
   return out
 }
 
 /** Secrets shorter than this are not looked for in texts (too likely to match by chance). */
 const SHORTEST_SEARCHED_SECRET = 8
+
+/** The secrets worth looking for in a text: those not too short to match by chance. */
+export const searchable = (secrets: readonly string[]): string[] => secrets.filter((secret) => secret.length >= SHORTEST_SEARCHED_SECRET)
 
 /** The secrets a request sent as credentials, in its headers and its query, as the record finds them. */
 export function sentSecrets(rawHeaders: readonly string[], url: string): string[] {
@@ -101,7 +104,7 @@ export function sentSecrets(rawHeaders: readonly string[], url: string): string[
  * self-synchronizing (a secret's encoding matches only where the text holds the secret).
  */
 export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly string[]): boolean {
-  const wanted = secrets.filter((secret) => secret.length >= SHORTEST_SEARCHED_SECRET)
+  const wanted = searchable(secrets)
   if (wanted.length === 0) return false
   if (Buffer.isBuffer(bytes)) return wanted.some((secret) => bytes.includes(secret))
   // In pieces: each piece, and across each boundary the bytes a secret could span (the longest
@@ -129,7 +132,7 @@ export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly st
  * an exchange with none is returned as it is.
  */
 export function redactExchange(exchange: Exchange, secrets: readonly string[], modelBodyClean = false): Exchange {
-  const wanted = secrets.filter((secret) => secret.length >= SHORTEST_SEARCHED_SECRET)
+  const wanted = searchable(secrets)
   if (wanted.length === 0) return exchange
   const text = (value: string) => redactBody(value, wanted)
   const orNull = (value: string | null) => (value === null ? null : text(value))

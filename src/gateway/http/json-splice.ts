@@ -26,11 +26,11 @@ export const outgoingBytes = (body: OutgoingJson): string | ByteChunks => (typeo
  */
 export const SHORTEST_SPLICED_CHARS = 2_048
 /**
- * Finding the members costs per string of the body (each one leapt over with `indexOf`, ~0.1 µs),
- * writing them again per byte: measured with the sweep's prompts (bench/gateway/stages.ts), a
- * history of ~500-character messages costs more to scan than to serialize, one of ~2,000-character
- * messages far less. So a body whose spliceable arrays hold messages shorter than this on average
- * is serialized as usual.
+ * Finding the members costs per string of the body (each one leapt over with `indexOf`), writing
+ * them again per byte: for a history of short messages the scan can cost more than serializing
+ * it. So when the members' spans are not known already, a body whose spliceable arrays hold
+ * messages shorter than this on average is serialized as usual; when reading the body found
+ * them (http/parsed-parts.ts, bodies of 8 KB and more), the scan is paid for and any is spliced.
  */
 export const SHORTEST_SPLICED_ITEM_CHARS = 1_024
 

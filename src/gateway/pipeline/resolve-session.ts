@@ -1,3 +1,4 @@
+import { searchable } from '../capture/redact-credentials'
 import { randomHex } from '../random-id'
 import { sanitizeSessionName } from '../../shared/api/headers'
 import { GENERATED_SESSION_PREFIX } from '../../shared/api/session'
@@ -20,14 +21,11 @@ export interface Session {
  */
 export function resolveSession(header: string | undefined, user: string | undefined, secrets: () => readonly string[] = () => []): Session {
   if (header === undefined && user === undefined) return { name: newSessionId(), named: false }
-  const sent = secrets().filter((secret) => secret.length >= SHORTEST_HIDDEN_SECRET)
+  const sent = searchable(secrets())
   const hide = (raw: string | undefined) => (raw === undefined ? undefined : sent.reduce((text, secret) => text.split(secret).join(`key-${secret.slice(-4)}`), raw))
   const named = sanitizeSessionName(hide(header)) ?? sanitizeSessionName(hide(user))
   return named === undefined ? { name: newSessionId(), named: false } : { name: named, named: true }
 }
-
-/** Shorter credentials are not looked for (too likely to match a name by chance). */
-const SHORTEST_HIDDEN_SECRET = 8
 
 /** The replica-affinity key of a named session: scoped by org, so orgs never share placement. */
 export function affinityKeyOf(org: string, session: Session): string | undefined {

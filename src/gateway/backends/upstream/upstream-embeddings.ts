@@ -83,7 +83,7 @@ export function lacksEmbeddings(status: number, body: string, detail: string): b
 
 function send(replica: Replica, modelId: string, job: EmbeddingsJob): Promise<IncomingMessage> {
   const { request } = job
-  const body = JSON.stringify({
+  const text = JSON.stringify({
     ...request.extraFields,
     model: replica.model ?? modelId,
     input: request.inputs,
@@ -91,7 +91,9 @@ function send(replica: Replica, modelId: string, job: EmbeddingsJob): Promise<In
     ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
     ...(request.user !== undefined ? { user: request.user } : {}),
   })
-  job.observer?.sent(replica.id, body)
+  // Encoded once, for the socket and for capture (its size, and a search for sent secrets).
+  const body = Buffer.from(text)
+  job.observer?.sent(replica.id, text, body)
   return postToReplica(replica, EMBEDDINGS_PATH, body, { accept: 'application/json' }, job.signal).then((res) => {
     job.observer?.responded(res.statusCode ?? 0, res.rawHeaders)
     return res

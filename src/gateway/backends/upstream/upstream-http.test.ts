@@ -39,7 +39,7 @@ function replicaOf(url: string) {
 }
 
 async function post(replica: ReturnType<typeof replicaOf>): Promise<number> {
-  const res = await postToReplica(replica, '/chat/completions', '{}', {}, new StopController())
+  const res = await postToReplica(replica, '/chat/completions', Buffer.from('{}'), {}, new StopController())
   res.resume()
   await new Promise((resolve) => res.on('end', resolve))
   return res.statusCode ?? 0

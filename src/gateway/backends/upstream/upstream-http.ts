@@ -84,13 +84,12 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETU
 export function postToReplica(
   replica: Replica,
   path: string,
-  body: string | Buffer | ByteChunks,
+  body: Buffer | ByteChunks,
   headers: Record<string, string>,
   signal: StopSignal,
 ): Promise<IncomingMessage> {
-  // Encoded once: its length is then free, and a retry sends the same bytes (a string would be
-  // measured by Buffer.byteLength, then encoded again by the socket write, each a pass over it).
-  return attempt(replica, path, typeof body === 'string' ? Buffer.from(body) : body, headers, signal, 'pooled')
+  // Bytes, not a string: their length is the Content-Length, and a retry sends the same bytes.
+  return attempt(replica, path, body, headers, signal, 'pooled')
 }
 
 /**

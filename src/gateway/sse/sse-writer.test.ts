@@ -37,4 +37,24 @@ describe('SseWriter', () => {
       expect(errors).toEqual([])
     })
   })
+
+  it("holds the opening until the event loop's turn ends, so a first content read a few ticks later leaves in the same write", async () => {
+    await withResponse(async (res) => {
+      const socket = res.socket
+      if (socket === null) throw new Error('no socket')
+      const writer = new SseWriter(res)
+      writer.open()
+      await writer.data('{"role":"assistant"}')
+      // The first content comes after the stream starts flowing: ticks and promise jobs later.
+      await new Promise((resolve) => process.nextTick(resolve))
+      await Promise.resolve()
+      await writer.data('{"content":"Hi"}')
+      await new Promise((resolve) => process.nextTick(resolve))
+      const heldBytes = socket.writableLength
+      await new Promise((resolve) => setImmediate(resolve))
+      // Held: the status line, headers and both frames, not yet handed to the kernel.
+      expect(heldBytes).toBeGreaterThan(Buffer.byteLength(sseData('{"role":"assistant"}') + sseData('{"content":"Hi"}')))
+      expect(socket.writableLength).toBe(0)
+    })
+  })
 })

@@ -16,8 +16,11 @@ export class SseWriter {
   }
 
   /**
-   * Set the status and headers. They leave with the first frame, which every caller writes at
-   * once (the role chunk, a comment): one packet instead of two on the way to the first token.
+   * Set the status and headers. They leave with the frames written in the rest of this turn of
+   * the event loop: the opening frames (the role chunk, a comment) and, when the model server's
+   * headers and its first data came in one read — as a server that has its first token ready
+   * sends them — the first content too. One write instead of two on the way to the first token;
+   * a first token that comes later finds the opening already sent, at the end of the turn.
    */
   open(): void {
     this.res.writeHead(200, {
@@ -28,6 +31,11 @@ export class SseWriter {
     })
     // Small frames must leave at once, not wait for Nagle's algorithm.
     this.res.socket?.setNoDelay(true)
+    // Node flushes a response's writes when the current tick's callbacks are done; the first
+    // content is read a few ticks later in the same turn (its 'data' waits for the stream to
+    // start flowing), so the opening is held until the turn's I/O callbacks have all run.
+    this.res.cork()
+    setImmediate(() => this.res.uncork())
   }
 
   /** One `data:` event. `json` is already serialized and holds no raw line breaks. */

@@ -9,7 +9,8 @@
 //               (no coordinated omission). Latency is from that send to the response's last byte.
 //               `scheduleLag` says how far behind its own schedule the load generator fell.
 //   stream      `concurrency` virtual users, each opening streams back to back for `durationMs`
-//               (starts spread over `rampMs`). Every stream is checked: status 200, all `deltas`
+//               (starts spread over `rampMs`); with `warmup`, that many requests before them, sent
+//               one at a time as JSON and not recorded. Every stream is checked: status 200, all `deltas`
 //               content deltas in order (` t0`, ` t1`, …), a finish chunk, `[DONE]`. Recorded: TTFT
 //               (send → first content delta), inter-chunk gaps, and each delta's lateness: arrival −
 //               (request sent + i × interval), i.e. how much later than with no delay at all it came
@@ -244,6 +245,13 @@ async function streams(): Promise<StreamResult> {
   let frames = 0
   const failures: StreamFailure[] = []
   let seq = 0
+  // The job's first `warmup` requests go first, one at a time, as JSON, and are not recorded: the
+  // streams then carry what a JSON job measures after its own warm-up — turns of a conversation
+  // whose history the contender has seen — rather than every user's first turn at once.
+  for (const warmup = job.warmup ?? 0; seq < warmup; ) {
+    const payload = bodyOf(seq++, false)
+    await new Promise<void>((resolve) => sendJson(agent, payload, () => resolve()))
+  }
   const t0 = performance.now()
   const hardDeadline = t0 + HARD_LIMIT_MS
 

@@ -47,6 +47,13 @@ export const cellName = (cell: SweepCell): string => `${cell.shape} ${sizeLabel(
 const JOB_STRIDE = 96_000
 let nextFirst = JOB_STRIDE
 const fresh = (): number => (nextFirst += JOB_STRIDE)
+/**
+ * Requests a stream job sends first, as JSON, unrecorded (load.ts `warmup`), as each JSON job has
+ * its own warm-up: every job starts a conversation, and without them the eight users' first
+ * streams — half of a cell's — were all first turns of a history nobody had sent before, so a
+ * growing cell's TTFT measured the tokenizing of a whole new history rather than a turn.
+ */
+const STREAM_WARMUP = 8
 
 /**
  * The witness's request at c=1, `rounds` rounds with the contenders' order rotated, in both
@@ -138,7 +145,7 @@ export async function runSweep({
       log(`sweep ${name}, streams x${P.streams}: ${id}`)
       const contender = contenders[id]!
       stream[id] = await measure(id, 'sweep-stream', () =>
-        job(contender, { kind: 'stream', ...routeOf(contender, api), concurrency: P.streams, durationMs: P.streamMs, rampMs: 200, prompt, first: fresh() }),
+        job(contender, { kind: 'stream', ...routeOf(contender, api), concurrency: P.streams, durationMs: P.streamMs, rampMs: 200, warmup: STREAM_WARMUP, prompt, first: fresh() }),
       )
     }
     cells.push({ ...cell, ...(api === 'chat' ? {} : { api }), name, json, stream })

@@ -1,5 +1,6 @@
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth'
 import { topLevelMembers, type Span } from './json-members'
+import { deepFreeze } from '../../shared/api/element-results'
 import { PartsMap } from '../parts-map'
 
 /**
@@ -95,6 +96,7 @@ export class ParsedParts {
     for (const { name, index, value: known } of found) value[name]![index] = known
     for (const { name, index, piece } of fresh) {
       const element = deepFreeze(value[name]![index])
+      if (typeof element === 'object' && element !== null) remembered.add(element)
       // A copy of its own (flattened from a concatenation): the slice would keep the whole body alive.
       this.remembered.set([scope, (' ' + piece).slice(1)], element, piece.length)
     }
@@ -117,8 +119,12 @@ function parseChecked(text: string, depth: number): unknown {
 
 const spanLength = (span: Span | undefined): number => (span === undefined ? 0 : span.end - span.start)
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  for (const inner of Object.values(value)) deepFreeze(inner)
-  return Object.freeze(value)
-}
+/**
+ * Whether a request's element is one of the remembered ones: deep-frozen, so its value never
+ * changes, and handed only to requests of the scope that sent it — so what is worked out from it
+ * may be remembered by the object itself (shared/api/element-results.ts), with no leak across
+ * organizations and no bound of its own: such an entry lives as long as the element does.
+ */
+export const isRememberedElement = (value: unknown): boolean => remembered.has(value as object)
+
+const remembered = new WeakSet<object>()

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { MAX_MESSAGES, MAX_TOOL_CALLS, MAX_TOOLS, positiveWholeNumber } from './chat-request'
+import { ElementResults, NOTHING_UNCHANGING, type Unchanging } from './element-results'
 import { firstIssue, invalidFieldMessage } from './first-issue'
+import { simpleMessagesMessage } from './messages-message-fast-path'
 import type { RequestValidationIssue } from './chat-request'
 
 /**
@@ -150,56 +152,65 @@ const thinkingSchema = z.discriminatedUnion(
 
 const number = z.number({ error: 'must be a number' })
 
-/** What both endpoints read: the prompt. */
-const promptFields = {
+/**
+ * What both endpoints read: the prompt, with the schemas of a message and a tool given (the
+ * contract's own, or `z.unknown()` where they are checked one by one: `parseInParts`).
+ */
+const promptFieldsOf = <M extends z.ZodType, T extends z.ZodType>(message: M, tool: T) => ({
   model: z.string({ error: 'is required: the model to use' }).min(1, { error: 'is required: the model to use' }),
   system: systemSchema.optional(),
   messages: z
-    .array(messageSchema, { error: 'is required: an array of messages' })
+    .array(message, { error: 'is required: an array of messages' })
     .min(1, { error: 'must have at least 1 message' })
     .max(MAX_MESSAGES, { error: `must have at most ${MAX_MESSAGES} messages` }),
   tools: z
-    .array(toolSchema, { error: 'must be an array of tools' })
+    .array(tool, { error: 'must be an array of tools' })
     .max(MAX_TOOLS, { error: `must have at most ${MAX_TOOLS} tools` })
     .optional(),
   tool_choice: toolChoiceSchema.optional(),
   thinking: thinkingSchema.optional(),
-}
+})
 
-function checkTools(body: { tools?: Array<{ name: string }> | undefined; tool_choice?: { type: string; name?: string } | undefined }, ctx: z.RefinementCtx): void {
+const promptFields = promptFieldsOf(messageSchema, toolSchema)
+
+type ToolsPart = { tools?: Array<{ name: string }> | undefined; tool_choice?: { type: string; name?: string } | undefined }
+
+/** What is wrong between `tools` and `tool_choice`: names twice, a choice of no tool. */
+function toolIssues(body: ToolsPart): { path: PropertyKey[]; message: string }[] {
+  const issues: { path: PropertyKey[]; message: string }[] = []
   const seen = new Set<string>()
   ;(body.tools ?? []).forEach((tool, index) => {
-    if (seen.has(tool.name)) {
-      ctx.addIssue({ code: 'custom', path: ['tools', index, 'name'], message: `duplicates the tool name '${tool.name}': each tool needs its own name` })
-    }
+    if (seen.has(tool.name)) issues.push({ path: ['tools', index, 'name'], message: `duplicates the tool name '${tool.name}': each tool needs its own name` })
     seen.add(tool.name)
   })
   const choice = body.tool_choice
   if (choice?.type === 'tool' && choice.name !== undefined && !seen.has(choice.name)) {
-    ctx.addIssue({ code: 'custom', path: ['tool_choice', 'name'], message: `names '${choice.name}', which is not in \`tools\`` })
+    issues.push({ path: ['tool_choice', 'name'], message: `names '${choice.name}', which is not in \`tools\`` })
   }
-  if ((choice?.type === 'any' || choice?.type === 'tool') && seen.size === 0) {
-    ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'needs `tools`' })
-  }
+  if ((choice?.type === 'any' || choice?.type === 'tool') && seen.size === 0) issues.push({ path: ['tool_choice'], message: 'needs `tools`' })
+  return issues
 }
 
-export const messagesRequestSchema = z
-  .object(
-    {
-      ...promptFields,
-      max_tokens: positiveWholeNumber,
-      stream: z.boolean({ error: 'must be a boolean' }).optional(),
-      stop_sequences: z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' }).optional(),
-      temperature: number.min(0).max(1).optional(),
-      top_p: number.min(0).max(1).optional(),
-      top_k: positiveWholeNumber.optional(),
-      metadata: z.object({ user_id: z.string({ error: 'must be a string' }).nullish() }, { error: 'must be an object' }).optional(),
-    },
-    { error: 'The request body must be a JSON object' },
-  )
-  .superRefine(checkTools)
+function checkTools(body: ToolsPart, ctx: z.RefinementCtx): void {
+  for (const issue of toolIssues(body)) ctx.addIssue({ code: 'custom', ...issue })
+}
 
-export const countTokensRequestSchema = z.object(promptFields, { error: 'The request body must be a JSON object' }).superRefine(checkTools)
+/** The fields of POST /v1/messages beyond the prompt. */
+const requestFields = {
+  max_tokens: positiveWholeNumber,
+  stream: z.boolean({ error: 'must be a boolean' }).optional(),
+  stop_sequences: z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' }).optional(),
+  temperature: number.min(0).max(1).optional(),
+  top_p: number.min(0).max(1).optional(),
+  top_k: positiveWholeNumber.optional(),
+  metadata: z.object({ user_id: z.string({ error: 'must be a string' }).nullish() }, { error: 'must be an object' }).optional(),
+}
+
+const BODY_ERROR = { error: 'The request body must be a JSON object' }
+
+export const messagesRequestSchema = z.object({ ...promptFields, ...requestFields }, BODY_ERROR).superRefine(checkTools)
+
+export const countTokensRequestSchema = z.object(promptFields, BODY_ERROR).superRefine(checkTools)
 
 export type MessagesRequest = z.output<typeof messagesRequestSchema>
 export type CountTokensRequest = z.output<typeof countTokensRequestSchema>
@@ -212,15 +223,51 @@ export type MessagesToolChoice = NonNullable<MessagesRequest['tool_choice']>
 
 type Parsed<T> = { ok: true; request: T } | { ok: false; issue: RequestValidationIssue }
 
-function parseWith<T>(schema: z.ZodType<T>, json: unknown): Parsed<T> {
+function parseWith<T>(schema: z.ZodType<T>, json: unknown, inParts: (json: unknown) => T | undefined): Parsed<T> {
+  const fast = inParts(json)
+  if (fast !== undefined) return { ok: true, request: fast }
   const result = schema.safeParse(json)
   if (result.success) return { ok: true, request: result.data }
   const first = firstIssue(result.error)
   return { ok: false, issue: { param: first.param, message: invalidFieldMessage(first) } }
 }
 
-/** Validate a POST /v1/messages body; the first issue is what a client gets told. */
-export const parseMessagesRequest = (json: unknown): Parsed<MessagesRequest> => parseWith(messagesRequestSchema, json)
+// The same bodies with messages and tools left unchecked, for `parsedInParts`.
+const unchecked = promptFieldsOf(z.unknown(), z.unknown())
+const messagesRequestRest = z.object({ ...unchecked, ...requestFields }, BODY_ERROR)
+const countTokensRequestRest = z.object(unchecked, BODY_ERROR)
+const messageResults = new ElementResults(messageSchema, simpleMessagesMessage)
+const toolResults = new ElementResults(toolSchema)
+
+/**
+ * What the whole schema gives for a valid body, found in parts: its other fields checked by `rest`,
+ * its messages and tools one by one, each unchanging one's output remembered (element-results.ts),
+ * then the rule between tools and tool_choice. Undefined when any part does not pass: the whole
+ * schema then words the first issue, as it always did.
+ */
+function parsedInParts<T>(rest: z.ZodType, json: unknown, unchanging: Unchanging): T | undefined {
+  const parsed = rest.safeParse(json)
+  if (!parsed.success) return undefined
+  const body = json as { messages: unknown; tools?: unknown }
+  const value = parsed.data as Record<string, unknown>
+  const messages = messageResults.all(body.messages, unchanging)
+  if (messages === undefined) return undefined
+  value.messages = messages
+  if (value.tools !== undefined) {
+    const tools = toolResults.all(body.tools, unchanging)
+    if (tools === undefined) return undefined
+    value.tools = tools
+  }
+  return toolIssues(value as ToolsPart).length === 0 ? (value as T) : undefined
+}
+
+/**
+ * Validate a POST /v1/messages body; the first issue is what a client gets told. `unchanging`
+ * says which of its messages and tools may have their outputs remembered (element-results.ts).
+ */
+export const parseMessagesRequest = (json: unknown, unchanging: Unchanging = NOTHING_UNCHANGING): Parsed<MessagesRequest> =>
+  parseWith(messagesRequestSchema, json, (body) => parsedInParts<MessagesRequest>(messagesRequestRest, body, unchanging))
 
 /** Validate a POST /v1/messages/count_tokens body. */
-export const parseCountTokensRequest = (json: unknown): Parsed<CountTokensRequest> => parseWith(countTokensRequestSchema, json)
+export const parseCountTokensRequest = (json: unknown, unchanging: Unchanging = NOTHING_UNCHANGING): Parsed<CountTokensRequest> =>
+  parseWith(countTokensRequestSchema, json, (body) => parsedInParts<CountTokensRequest>(countTokensRequestRest, body, unchanging))

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { DEFAULT_MODEL_ID, MAX_MESSAGES, MAX_TOOLS, optional, positiveWholeNumber, TOOL_NAME_PATTERN } from './chat-request'
+import { ElementResults, NOTHING_UNCHANGING, type Unchanging } from './element-results'
 import { firstIssue, invalidFieldMessage } from './first-issue'
+import { contentText, simpleInputItem } from './responses-item-fast-path'
 
 /**
  * The request contract of POST /v1/responses (OpenAI's Responses API), as far as Mortar serves it:
@@ -15,28 +17,10 @@ export const MAX_INPUT_ITEMS = MAX_MESSAGES
 
 const text = z.string({ error: 'must be a string' })
 
-/**
- * A message's content: a string, or parts of which the text ones count (`input_text`,
- * `output_text`, a `refusal`'s words). Images, files and audio are dropped, as chat completions
- * drops them: the models Mortar fronts read text.
- */
-const partText = (part: unknown): string | undefined => {
-  if (typeof part !== 'object' || part === null) return undefined
-  const { type, text: partText, refusal } = part as { type?: unknown; text?: unknown; refusal?: unknown }
-  if ((type === 'input_text' || type === 'output_text' || type === 'text') && typeof partText === 'string') return partText
-  if (type === 'refusal' && typeof refusal === 'string') return refusal
-  return undefined
-}
-
 const contentSchema = z.union(
   [
     z.string(),
-    z.array(z.unknown()).transform((parts) =>
-      parts
-        .map(partText)
-        .filter((piece): piece is string => piece !== undefined)
-        .join('\n'),
-    ),
+    z.array(z.unknown()).transform(contentText),
   ],
   { error: 'must be a string or an array of content parts' },
 )
@@ -180,94 +164,103 @@ const textFormatSchema = z.union([
   }),
 ])
 
-export const responsesRequestSchema = z
-  .object(
-    {
-      model: optional(text),
-      // A string is one user message; taking it as that list before validating keeps an item's
-      // problem named at its place (`input[2].call_id`) instead of at a union's `input`.
-      input: z.preprocess(
-        (input) => (typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input),
-        z
-          .array(inputItem, { error: 'is required: a string or an array of input items' })
-          .max(MAX_INPUT_ITEMS, { error: `must have at most ${MAX_INPUT_ITEMS} items` }),
-      ),
-      instructions: optional(text),
-      stream: optional(z.boolean({ error: 'must be a boolean' })),
-      store: optional(z.boolean({ error: 'must be a boolean' })),
-      max_output_tokens: optional(positiveWholeNumber),
-      tools: optional(z.array(toolSchema, { error: 'must be an array of tools' }).max(MAX_TOOLS, { error: `must have at most ${MAX_TOOLS} tools` })),
-      tool_choice: optional(toolChoiceSchema),
-      parallel_tool_calls: optional(z.boolean({ error: 'must be a boolean' })),
-      previous_response_id: optional(text),
-      conversation: optional(z.unknown()),
-      prompt: optional(z.unknown()),
-      user: optional(text),
-      prompt_cache_key: optional(text),
-      temperature: optional(z.number({ error: 'must be a number' })),
-      top_p: optional(z.number({ error: 'must be a number' })),
-      text: optional(z.object({ format: optional(textFormatSchema) }, { error: 'must be an object' })),
-      reasoning: optional(
-        z.object({ effort: optional(text), summary: optional(text) }, { error: 'must be an object' }),
-      ),
-    },
-    { error: 'The request body must be a JSON object' },
-  )
-  .superRefine((body, ctx) => {
-    // Mortar keeps no responses, so a conversation is always sent whole (Codex CLI does: store: false).
-    if (body.previous_response_id !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['previous_response_id'],
-        message: 'is not supported: Mortar stores no responses, so send the whole conversation in `input`',
+/**
+ * The body's fields, with the schemas of an input item and a tool given (the contract's own, or
+ * `z.unknown()` where they are checked one by one: `parsedInParts`).
+ */
+const fieldsOf = <I extends z.ZodType, T extends z.ZodType>(item: I, tool: T) => ({
+  model: optional(text),
+  // A string is one user message; taking it as that list before validating keeps an item's
+  // problem named at its place (`input[2].call_id`) instead of at a union's `input`.
+  input: z.preprocess(
+    (input) => (typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input),
+    z
+      .array(item, { error: 'is required: a string or an array of input items' })
+      .max(MAX_INPUT_ITEMS, { error: `must have at most ${MAX_INPUT_ITEMS} items` }),
+  ),
+  instructions: optional(text),
+  stream: optional(z.boolean({ error: 'must be a boolean' })),
+  store: optional(z.boolean({ error: 'must be a boolean' })),
+  max_output_tokens: optional(positiveWholeNumber),
+  tools: optional(z.array(tool, { error: 'must be an array of tools' }).max(MAX_TOOLS, { error: `must have at most ${MAX_TOOLS} tools` })),
+  tool_choice: optional(toolChoiceSchema),
+  parallel_tool_calls: optional(z.boolean({ error: 'must be a boolean' })),
+  previous_response_id: optional(text),
+  conversation: optional(z.unknown()),
+  prompt: optional(z.unknown()),
+  user: optional(text),
+  prompt_cache_key: optional(text),
+  temperature: optional(z.number({ error: 'must be a number' })),
+  top_p: optional(z.number({ error: 'must be a number' })),
+  text: optional(z.object({ format: optional(textFormatSchema) }, { error: 'must be an object' })),
+  reasoning: optional(
+    z.object({ effort: optional(text), summary: optional(text) }, { error: 'must be an object' }),
+  ),
+})
+
+const BODY_ERROR = { error: 'The request body must be a JSON object' }
+
+type RequestIssue = { path: PropertyKey[]; message: string }
+
+/** What is wrong across fields: what Mortar cannot serve, tools named twice, a choice of no tool. */
+function requestIssues(body: ResponsesRequestBody): RequestIssue[] {
+  const issues: RequestIssue[] = []
+  // Mortar keeps no responses, so a conversation is always sent whole (Codex CLI does: store: false).
+  if (body.previous_response_id !== undefined) {
+    issues.push({
+      path: ['previous_response_id'],
+      message: 'is not supported: Mortar stores no responses, so send the whole conversation in `input`',
+    })
+  }
+  if (body.conversation !== undefined) {
+    issues.push({
+      path: ['conversation'],
+      message: 'is not supported: Mortar stores no conversations, so send the whole conversation in `input`',
+    })
+  }
+  // A stored prompt template (`prompt: {id, variables}`) lives on OpenAI's servers: answering
+  // without it would be answering another question.
+  if (body.prompt !== undefined) {
+    issues.push({
+      path: ['prompt'],
+      message: 'is not supported: Mortar stores no prompts, so send the instructions and input themselves',
+    })
+  }
+  const functions = (body.tools ?? []).filter(isFunctionTool)
+  const names = new Set<string>()
+  for (const [index, tool] of (body.tools ?? []).entries()) {
+    if (!isFunctionTool(tool)) continue
+    if (names.has(tool.name)) {
+      issues.push({
+        path: ['tools', index, 'name'],
+        message: `duplicates the tool name '${tool.name}': each tool needs its own name`,
       })
     }
-    if (body.conversation !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['conversation'],
-        message: 'is not supported: Mortar stores no conversations, so send the whole conversation in `input`',
-      })
+    names.add(tool.name)
+  }
+  const choice = body.tool_choice
+  if (typeof choice === 'object' && choice.type === 'function' && !names.has(choice.name)) {
+    issues.push({
+      path: ['tool_choice', 'name'],
+      message: `names '${choice.name}', which is not a function in \`tools\``,
+    })
+  }
+  if (functions.length === 0 && (choice === 'required' || (typeof choice === 'object' && choice.type === 'allowed_tools' && choice.mode === 'required'))) {
+    issues.push({ path: ['tool_choice'], message: 'requires a tool call, and `tools` has no function tool' })
+  } else if (typeof choice === 'object' && choice.type === 'allowed_tools' && choice.mode === 'required') {
+    // Only function tools are served: a required call of only other kinds could never be made.
+    if (!choice.tools.some((tool) => tool.type === 'function' && tool.name !== undefined && names.has(tool.name))) {
+      issues.push({ path: ['tool_choice', 'tools'], message: 'requires a tool call, and names no function tool of `tools`: Mortar serves function tools only' })
     }
-    // A stored prompt template (`prompt: {id, variables}`) lives on OpenAI's servers: answering
-    // without it would be answering another question.
-    if (body.prompt !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['prompt'],
-        message: 'is not supported: Mortar stores no prompts, so send the instructions and input themselves',
-      })
-    }
-    const functions = (body.tools ?? []).filter(isFunctionTool)
-    const names = new Set<string>()
-    for (const [index, tool] of (body.tools ?? []).entries()) {
-      if (!isFunctionTool(tool)) continue
-      if (names.has(tool.name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['tools', index, 'name'],
-          message: `duplicates the tool name '${tool.name}': each tool needs its own name`,
-        })
-      }
-      names.add(tool.name)
-    }
-    const choice = body.tool_choice
-    if (typeof choice === 'object' && choice.type === 'function' && !names.has(choice.name)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['tool_choice', 'name'],
-        message: `names '${choice.name}', which is not a function in \`tools\``,
-      })
-    }
-    if (functions.length === 0 && (choice === 'required' || (typeof choice === 'object' && choice.type === 'allowed_tools' && choice.mode === 'required'))) {
-      ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'requires a tool call, and `tools` has no function tool' })
-    } else if (typeof choice === 'object' && choice.type === 'allowed_tools' && choice.mode === 'required') {
-      // Only function tools are served: a required call of only other kinds could never be made.
-      if (!choice.tools.some((tool) => tool.type === 'function' && tool.name !== undefined && names.has(tool.name))) {
-        ctx.addIssue({ code: 'custom', path: ['tool_choice', 'tools'], message: 'requires a tool call, and names no function tool of `tools`: Mortar serves function tools only' })
-      }
-    }
-  })
+  }
+  return issues
+}
+
+const responsesRequestFields = z.object(fieldsOf(inputItem, toolSchema), BODY_ERROR)
+
+export const responsesRequestSchema = responsesRequestFields.superRefine((body, ctx) => {
+  for (const issue of requestIssues(body)) ctx.addIssue({ code: 'custom', ...issue })
+})
 
 export interface ResponsesFunctionTool {
   type: 'function'
@@ -284,7 +277,7 @@ export type ResponsesInputItem =
   | { type: 'reasoning' }
   | { type: 'item_reference'; id: string }
 
-export type ResponsesRequestBody = z.output<typeof responsesRequestSchema>
+export type ResponsesRequestBody = z.output<typeof responsesRequestFields>
 export type ResponsesToolChoice = NonNullable<ResponsesRequestBody['tool_choice']>
 export type ResponsesTextFormat = NonNullable<NonNullable<ResponsesRequestBody['text']>['format']>
 
@@ -337,10 +330,44 @@ export function normalizeResponsesRequest(body: ResponsesRequestBody): Responses
   }
 }
 
-/** Validate a parsed JSON body; the first issue is what a client gets told. */
+// The same body with input items and tools left unchecked, for `parsedInParts`.
+const responsesRequestRest = z.object(fieldsOf(z.unknown(), z.unknown()), BODY_ERROR)
+const itemResults = new ElementResults(inputItem, simpleInputItem)
+const toolResults = new ElementResults(toolSchema)
+
+/**
+ * What the whole schema gives for a valid body, found in parts: its other fields checked at once,
+ * its input items and tools one by one, each unchanging one's output remembered
+ * (element-results.ts), then the rules across fields. Undefined when any part does not pass: the
+ * whole schema then words the first issue, as it always did.
+ */
+function parsedInParts(json: unknown, unchanging: Unchanging): ResponsesRequestBody | undefined {
+  const parsed = responsesRequestRest.safeParse(json)
+  if (!parsed.success) return undefined
+  const value = parsed.data as Record<string, unknown>
+  // The rest's own `input`: a string is already the list of its one message.
+  const input = itemResults.all(value.input, unchanging)
+  if (input === undefined) return undefined
+  value.input = input
+  if (value.tools !== undefined) {
+    const tools = toolResults.all(value.tools, unchanging)
+    if (tools === undefined) return undefined
+    value.tools = tools
+  }
+  const body = value as ResponsesRequestBody
+  return requestIssues(body).length === 0 ? body : undefined
+}
+
+/**
+ * Validate a parsed JSON body; the first issue is what a client gets told. `unchanging` says which
+ * of its input items and tools may have their outputs remembered (element-results.ts).
+ */
 export function parseResponsesRequest(
   json: unknown,
+  unchanging: Unchanging = NOTHING_UNCHANGING,
 ): { ok: true; request: ResponsesRequest } | { ok: false; issue: { param: string | null; message: string } } {
+  const fast = parsedInParts(json, unchanging)
+  if (fast !== undefined) return { ok: true, request: normalizeResponsesRequest(fast) }
   const result = responsesRequestSchema.safeParse(json)
   if (result.success) return { ok: true, request: normalizeResponsesRequest(result.data) }
   const first = firstIssue(result.error)

@@ -5,6 +5,7 @@ import { chatCompletionsForm } from '../../backends/upstream/forms/chat-completi
 import { messagesForm } from '../../backends/upstream/forms/messages-form'
 import type { UpstreamForm } from '../../backends/upstream/upstream-form'
 import { invalidRequest } from '../../errors'
+import { isRememberedElement } from '../../http/parsed-parts'
 import { chatGenerationRequest } from '../chat-completions/chat-completions-endpoint'
 import type { Endpoint } from '../endpoint'
 import { newMessageId } from './message-events'
@@ -20,7 +21,7 @@ export const messagesEndpoint: Endpoint = {
   path: '/messages',
   newId: newMessageId,
   accept(body) {
-    const parsed = parseMessagesRequest(body)
+    const parsed = parseMessagesRequest(body, isRememberedElement)
     if (!parsed.ok) throw invalidRequest(parsed.issue.message, parsed.issue.param)
     const { request, untranslatable } = messagesToChat(parsed.request)
     const translation: UpstreamForm =

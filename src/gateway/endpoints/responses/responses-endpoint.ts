@@ -4,6 +4,7 @@ import type { GenerationRequest } from '../../backends/generation-request'
 import { chatCompletionsForm } from '../../backends/upstream/forms/chat-completions-form'
 import { ResponsesForm } from '../../backends/upstream/forms/responses-form'
 import { invalidRequest } from '../../errors'
+import { isRememberedElement } from '../../http/parsed-parts'
 import type { Endpoint } from '../endpoint'
 import { newResponseId } from './response-builder'
 import { responsesWire } from './responses-wire'
@@ -17,7 +18,7 @@ export const responsesEndpoint: Endpoint = {
   path: '/responses',
   newId: newResponseId,
   accept(body) {
-    const parsed = parseResponsesRequest(body)
+    const parsed = parseResponsesRequest(body, isRememberedElement)
     if (!parsed.ok) throw invalidRequest(parsed.issue.message, parsed.issue.param)
     const responses = parsed.request
     const { conversation, extraFields } = responsesToChat(responses)

@@ -1,19 +1,28 @@
 // CPU time per request at concurrency 1 — a steadier measure than latency on a noisy machine, and
 // the one the c=1 "added latency" follows (at c=1 a request's added time is the contender's CPU).
 //
-//   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--baseline CLI] [--capture-off]
+//   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--cells LIST]
+//                                            [--baseline CLI] [--capture-off] [--gc] [--node-args=ARGS]
 //
 // Starts the fake model server, the bare proxy and Mortar (as run.ts does), sends `count`
 // sequential JSON requests to each per round, and reads each process's utime + stime from
 // /proc/<pid>/stat before and after: µs of CPU per request (10 ms clock ticks, so use thousands
 // of requests). Also prints the added p50 of each round. Needs `npm run build` first.
 //   --sizes         every prompt of the sweep (sweep.ts) instead of the main table's request
+//   --cells LIST    with --sizes, only these cells, by name, comma-separated ("stable 32 KB,growing 128 KB")
 //   --baseline CLI  another build's out/main/cli.js as `mortar-baseline`, measured in the same
 //                   rounds, alternating with Mortar: the ratio of the two is a before/after that
 //                   the machine's load affects alike
 //   --capture-off   the same build with `--capture off` as `mortar-capture-off`, in the same
 //                   rounds: what traffic capture (memory, the default) costs per request
-import { mkdtempSync } from 'node:fs'
+//   --gc            each Mortar's garbage collections during the cell's jobs (V8's --trace-gc-nvp,
+//                   read back from its log): young collections (scavenges) and their mean pause, the
+//                   share of the young generation's allocations they found alive (copied or promoted
+//                   to old space: what makes a scavenge cost), and full collections (mark-compact)
+//   --node-args=ARGS Node flags for every Mortar process, space-separated (--node-args=--cpu-prof): their
+//                   output goes to each process's log in the run's log directory, printed at the start
+// At the end, each Mortar's CPU ticks thread by thread (the main thread, then V8's and libuv's workers).
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -29,6 +38,9 @@ const { values: opts } = parseArgs({
     sizes: { type: 'boolean', default: false },
     baseline: { type: 'string' },
     'capture-off': { type: 'boolean', default: false },
+    cells: { type: 'string' },
+    'node-args': { type: 'string', default: '' },
+    gc: { type: 'boolean', default: false },
   },
 })
 const COUNT = Number(opts.count)
@@ -37,15 +49,20 @@ const TICK_US = 10_000
 
 ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-cpu-'))
+const nodeArgs = [...opts['node-args'].split(' ').filter((arg) => arg !== ''), ...(opts.gc ? ['--trace-gc-nvp'] : [])]
+console.log(`logs: ${logDir}`)
 const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
-const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir }) }
-if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
+const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir, nodeArgs }) }
+if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
 if (opts['capture-off']) {
-  contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
+  contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
 }
 const ids = Object.keys(contenders)
+const wanted = opts.cells?.split(',').map((name) => name.trim())
+const chosen = SWEEP_CELLS.filter((cell) => wanted === undefined || wanted.includes(cellName(cell)))
+if (opts.sizes && chosen.length === 0) throw new Error(`--cells: none of ${opts.cells}; the cells are ${SWEEP_CELLS.map(cellName).join(', ')}`)
 const cells: { name: string; prompt: Prompt | undefined }[] = opts.sizes
-  ? SWEEP_CELLS.map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
+  ? chosen.map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
   : [{ name: 'default', prompt: undefined }]
 let first = 0
 const job = <K extends Kind>(c: Contender, extra: Omit<LoadJob, 'url'> & { kind: K }): LoadJob & { kind: K } => ({ url: c.url, headers: c.headers, first: (first += 1_000_000), ...extra })
@@ -56,15 +73,19 @@ try {
   for (const id of ids) await runLoad(job(contender(id), { kind: 'json-seq', concurrency: 4, warmup: 0, count: 2000 }))
   for (const cell of cells) {
     const rows: Record<string, { cpuUs: number; p50: number }[]> = Object.fromEntries(ids.map((id) => [id, []]))
+    const gc: Record<string, GcTotals> = {}
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate the order, so that neither build always runs right after the other.
       const order = round % 2 === 0 ? ids : [...ids].reverse()
       for (const id of order) {
         const pid = contender(id).proc.pid
         const warm = Math.min(200, Math.round(COUNT / 10))
+        const { logFile } = contender(id).proc
+        const logAt = statSync(logFile).size
         const before = processTicks(pid)
         const result = await runLoad(job(contender(id), { kind: 'json-seq', concurrency: 1, warmup: warm, count: COUNT, prompt: cell.prompt }))
         rows[id]!.push({ cpuUs: ((processTicks(pid) - before) * TICK_US) / (result.completed + warm), p50: result.latency.p50 })
+        if (opts.gc && id.startsWith('mortar')) gc[id] = addGcTrace(gc[id], readFileSync(logFile).subarray(logAt).toString('utf8'))
       }
     }
     const cpu = (id: string): number => median((rows[id] ?? []).map((r) => r.cpuUs))
@@ -80,9 +101,59 @@ try {
       line += `; capture off ${cpu('mortar-capture-off').toFixed(0)} (capture memory ÷ off, median of the rounds' ratios: ${median(ratios).toFixed(2)})`
     }
     console.log(line)
+    for (const [id, totals] of Object.entries(gc)) console.log(`  ${id} GC: ${gcLine(totals)}`)
     console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}${opts['capture-off'] ? `, capture off ${(p50('mortar-capture-off') - p50('direct')).toFixed(3)}` : ''}`)
   }
+  // Where each Mortar's CPU went, thread by thread (the main thread; V8's workers, which run the
+  // garbage collector's parallel and concurrent parts; libuv's pool), over the whole run.
+  for (const id of ids.filter((i) => i.startsWith('mortar'))) console.log(`${id} threads (ticks over the whole run): ${threadTicks(contender(id).proc.pid)}`)
 } finally {
   for (const id of ids.filter((i) => i !== 'direct')) await stopProcess(contender(id).proc)
   await stopProcess(upstream.proc)
+}
+
+function threadTicks(pid: number): string {
+  const threads: string[] = []
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(fields[11]) + Number(fields[12])
+    if (ticks > 0) threads.push(`${tid === String(pid) ? 'main' : tid} ${ticks}`)
+  }
+  return threads.join(', ')
+}
+
+interface GcTotals {
+  scavenges: number
+  scavengePauseMs: number
+  allocated: number
+  survived: number
+  fullCollections: number
+  fullPauseMs: number
+}
+
+/** Adds the collections of a --trace-gc-nvp log's lines (`pause=… gc=s|mc … allocated=… promoted=…`). */
+function addGcTrace(totals: GcTotals | undefined, log: string): GcTotals {
+  const sum = totals ?? { scavenges: 0, scavengePauseMs: 0, allocated: 0, survived: 0, fullCollections: 0, fullPauseMs: 0 }
+  for (const line of log.split('\n')) {
+    const kind = / gc=(\w+) /.exec(line)?.[1]
+    if (kind === undefined) continue
+    const field = (name: string): number => Number(new RegExp(` ${name}=([\\d.]+)`).exec(line)?.[1] ?? 0)
+    if (kind === 's') {
+      sum.scavenges++
+      sum.scavengePauseMs += field('pause')
+      sum.allocated += field('allocated')
+      sum.survived += field('promoted') + field('new_space_survived')
+    } else {
+      sum.fullCollections++
+      sum.fullPauseMs += field('pause')
+    }
+  }
+  return sum
+}
+
+function gcLine(t: GcTotals): string {
+  const alive = t.allocated === 0 ? 0 : (100 * t.survived) / t.allocated
+  const mean = (ms: number, n: number) => (n === 0 ? '–' : (ms / n).toFixed(1))
+  return `${t.scavenges} scavenges (mean pause ${mean(t.scavengePauseMs, t.scavenges)} ms, ${alive.toFixed(0)}% of young allocations found alive, ${(t.survived / 1e6 / Math.max(1, t.scavenges)).toFixed(1)} MB each), ${t.fullCollections} mark-compacts (mean pause ${mean(t.fullPauseMs, t.fullCollections)} ms)`
 }

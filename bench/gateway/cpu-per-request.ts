@@ -2,7 +2,7 @@
 // the one the c=1 "added latency" follows (at c=1 a request's added time is the contender's CPU).
 //
 //   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--cells LIST]
-//                                            [--baseline CLI] [--capture-off] [--gc] [--node-args=ARGS]
+//                                            [--baseline CLI] [--capture-off] [--gc] [--survivors] [--node-args=ARGS]
 //
 // Starts the fake model server, the bare proxy and Mortar (as run.ts does), sends `count`
 // sequential JSON requests to each per round, and reads each process's utime + stime from
@@ -19,12 +19,17 @@
 //                   read back from its log): young collections (scavenges) and their mean pause, the
 //                   share of the young generation's allocations they found alive (copied or promoted
 //                   to old space: what makes a scavenge cost), and full collections (mark-compact)
+//   --survivors     where the objects that scavenges find alive were allocated, per Mortar, over the
+//                   whole run (warm-up included): V8's sampling heap profiler, keeping the samples of
+//                   objects no young collection freed (survivors-preload.mjs); the allocation stacks
+//                   holding the most bytes, and with --capture-off those that capture memory adds
 //   --node-args=ARGS Node flags for every Mortar process, space-separated (--node-args=--cpu-prof): their
 //                   output goes to each process's log in the run's log directory, printed at the start
 // At the end, each Mortar's CPU ticks thread by thread (the main thread, then V8's and libuv's workers).
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { direct, startBare, startMortar, startUpstream } from './contenders'
 import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib'
@@ -41,6 +46,7 @@ const { values: opts } = parseArgs({
     cells: { type: 'string' },
     'node-args': { type: 'string', default: '' },
     gc: { type: 'boolean', default: false },
+    survivors: { type: 'boolean', default: false },
   },
 })
 const COUNT = Number(opts.count)
@@ -49,7 +55,13 @@ const TICK_US = 10_000
 
 ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-cpu-'))
-const nodeArgs = [...opts['node-args'].split(' ').filter((arg) => arg !== ''), ...(opts.gc ? ['--trace-gc-nvp'] : [])]
+const nodeArgs = [
+  ...opts['node-args'].split(' ').filter((arg) => arg !== ''),
+  ...(opts.gc ? ['--trace-gc-nvp'] : []),
+  ...(opts.survivors ? ['--import', join(dirname(fileURLToPath(import.meta.url)), 'survivors-preload.mjs')] : []),
+]
+// The preload writes its profile here (each child gets this process's environment).
+if (opts.survivors) process.env.MORTAR_SURVIVORS_DIR = logDir
 console.log(`logs: ${logDir}`)
 const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
 const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir, nodeArgs }) }
@@ -104,6 +116,7 @@ try {
     for (const [id, totals] of Object.entries(gc)) console.log(`  ${id} GC: ${gcLine(totals)}`)
     console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}${opts['capture-off'] ? `, capture off ${(p50('mortar-capture-off') - p50('direct')).toFixed(3)}` : ''}`)
   }
+  if (opts.survivors) await printSurvivors(ids.filter((i) => i.startsWith('mortar')))
   // Where each Mortar's CPU went, thread by thread (the main thread; V8's workers, which run the
   // garbage collector's parallel and concurrent parts; libuv's pool), over the whole run.
   for (const id of ids.filter((i) => i.startsWith('mortar'))) console.log(`${id} threads (ticks over the whole run): ${threadTicks(contender(id).proc.pid)}`)
@@ -156,4 +169,49 @@ function gcLine(t: GcTotals): string {
   const alive = t.allocated === 0 ? 0 : (100 * t.survived) / t.allocated
   const mean = (ms: number, n: number) => (n === 0 ? '–' : (ms / n).toFixed(1))
   return `${t.scavenges} scavenges (mean pause ${mean(t.scavengePauseMs, t.scavenges)} ms, ${alive.toFixed(0)}% of young allocations found alive, ${(t.survived / 1e6 / Math.max(1, t.scavenges)).toFixed(1)} MB each), ${t.fullCollections} mark-compacts (mean pause ${mean(t.fullPauseMs, t.fullCollections)} ms)`
+}
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  selfSize: number
+  children: ProfileNode[]
+}
+
+/** Bytes by allocation stack (its innermost four frames) in one survivors profile. */
+function survivorsBySite(file: string): Map<string, number> {
+  const head = (JSON.parse(readFileSync(file, 'utf8')) as { head: ProfileNode }).head
+  const sites = new Map<string, number>()
+  const walk = (node: ProfileNode, stack: string[]): void => {
+    const { functionName, url, lineNumber } = node.callFrame
+    const frames = [`${functionName === '' ? '(anonymous)' : functionName} ${url.split('/').pop() ?? ''}:${lineNumber + 1}`, ...stack].slice(0, 4)
+    if (node.selfSize > 0) sites.set(frames.join(' < '), (sites.get(frames.join(' < ')) ?? 0) + node.selfSize)
+    for (const child of node.children) walk(child, frames)
+  }
+  walk(head, [])
+  return sites
+}
+
+async function printSurvivors(mortars: string[]): Promise<void> {
+  const bySite = new Map<string, Map<string, number>>()
+  for (const id of mortars) {
+    const { pid } = contender(id).proc
+    const file = join(logDir, `${pid}.heapprofile`)
+    process.kill(pid, 'SIGUSR2')
+    for (let waited = 0; !existsSync(file) && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100))
+    // The profile is written in one call; give it a moment to be complete.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    if (existsSync(file)) bySite.set(id, survivorsBySite(file))
+  }
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(2)
+  const total = (sites: Map<string, number>) => [...sites.values()].reduce((a, b) => a + b, 0)
+  for (const [id, sites] of bySite) {
+    console.log(`${id}: ${mb(total(sites))} MB of sampled allocations outlived a scavenge; the stacks holding most:`)
+    for (const [site, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${mb(bytes).padStart(7)}  ${site}`)
+  }
+  const memory = bySite.get('mortar')
+  const off = bySite.get('mortar-capture-off')
+  if (memory === undefined || off === undefined) return
+  console.log(`capture memory − off, by stack (MB; ${mb(total(memory) - total(off))} in all):`)
+  const added = [...memory].map(([site, bytes]): [string, number] => [site, bytes - (off.get(site) ?? 0)]).sort((a, b) => b[1] - a[1])
+  for (const [site, bytes] of added.slice(0, 16)) console.log(`  ${mb(bytes).padStart(7)}  ${site}`)
 }

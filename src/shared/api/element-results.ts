@@ -10,22 +10,20 @@ export type Unchanging = (element: unknown) => boolean
 export const NOTHING_UNCHANGING: Unchanging = () => false
 
 /**
- * One element schema's outputs, remembered per unchanging element object. An agent sends its whole
- * history on every turn, and validating it again was the accept stage's cost per turn (~0.5 µs
- * per message); with this, an element seen before costs a lookup. Keyed by the object, not its
- * text: no hash, no comparison, and nothing to find for a caller that was not handed that object
- * (the gateway hands it only to the organization that sent it). A WeakMap: an entry lives as long
- * as its element does, which the gateway's remembered parts bound. Outputs are deep-frozen,
- * because they are shared by every request that sends the element again.
+ * One element schema's outputs, for elements checked one by one. An agent sends its whole history
+ * on every turn, and validating it with zod again cost ~0.5–1 µs per element per turn. An element
+ * of the common shapes is checked by hand (`simple`), which costs less than looking it up; any
+ * other — a tool and its JSON Schema, a block with `cache_control`, an image, thinking — goes
+ * through the schema once per unchanging element object and is then remembered by that object.
+ * Keyed by the object, not its text: no hash of the text, no comparison, and nothing to find for a
+ * caller that was not handed that object (the gateway hands it only to the organization that sent
+ * it). A WeakMap: an entry lives as long as its element does, which the gateway's remembered
+ * parts bound. Outputs kept are deep-frozen: every request that sends the element again shares them.
  */
 export class ElementResults<T> {
   private readonly known = new WeakMap<object, T>()
 
-  /**
-   * `simple`: a hand-written check of the common shapes, exactly the schema's output when it
-   * answers (undefined: the schema decides). zod's own per-element call costs about what the check
-   * saves, so an element that is not remembered is worth checking by hand.
-   */
+  /** `simple`: a hand-written check of the common shapes, exactly the schema's output when it answers (undefined: ask the schema). */
   constructor(
     private readonly schema: z.ZodType<T>,
     private readonly simple: (element: unknown) => T | undefined = () => undefined,
@@ -39,20 +37,22 @@ export class ElementResults<T> {
     if (!Array.isArray(elements)) return undefined
     const out: T[] = []
     for (const element of elements as unknown[]) {
-      const remembers = typeof element === 'object' && element !== null && unchanging(element)
-      const known = remembers ? this.known.get(element) : undefined
+      const simple = this.simple(element)
+      if (simple !== undefined) {
+        out.push(simple)
+        continue
+      }
+      // Only frozen objects are ever kept: telling one is a bit of its shape, no lookup.
+      const frozen = typeof element === 'object' && element !== null && Object.isFrozen(element)
+      const known = frozen ? this.known.get(element) : undefined
       if (known !== undefined) {
         out.push(known)
         continue
       }
-      let result = this.simple(element)
-      if (result === undefined) {
-        const parsed = this.schema.safeParse(element)
-        if (!parsed.success) return undefined
-        result = parsed.data
-      }
-      if (remembers) this.known.set(element, deepFreeze(result))
-      out.push(result)
+      const parsed = this.schema.safeParse(element)
+      if (!parsed.success) return undefined
+      if (frozen && unchanging(element)) this.known.set(element, deepFreeze(parsed.data))
+      out.push(parsed.data)
     }
     return out
   }

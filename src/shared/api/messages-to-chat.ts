@@ -1,6 +1,5 @@
 import type { ChatCompletionRequest, ChatMessage, ChatTool, ToolChoice } from './chat-request'
-import { deepFreeze } from './element-results'
-import type { MessagesContentBlock, AnthropicPrompt, MessagesMessage, MessagesRequest, MessagesToolChoice } from './messages-request'
+import type { MessagesContentBlock, AnthropicPrompt, MessagesRequest, MessagesToolChoice } from './messages-request'
 
 /**
  * A Messages request as a chat-completions request: what the scripted model answers, what token
@@ -39,9 +38,27 @@ export function messagesToChat(body: AnthropicPrompt & Partial<Pick<MessagesRequ
     messages.push({ role: 'system', content: text })
   }
   body.messages.forEach((message, i) => {
-    const translated = translatedMessage(message)
-    for (const chat of translated.messages) messages.push(chat)
-    if (translated.dropped !== undefined) dropped(`messages[${i}].content${translated.dropped.at}`, translated.dropped.what)
+    const param = `messages[${i}].content`
+    if (typeof message.content === 'string') {
+      messages.push({ role: message.role, content: message.content })
+      return
+    }
+    const blocks = message.content
+    if (message.role === 'assistant') {
+      messages.push(assistantMessage(blocks))
+      return
+    }
+    const texts: string[] = []
+    blocks.forEach((block, j) => {
+      if (block.type === 'text') texts.push(block.text)
+      else if (block.type === 'tool_result') {
+        messages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: toolResultText(block.content, `${param}[${j}].content`, dropped) })
+      } else if (block.type === 'image' || block.type === 'document') dropped(`${param}[${j}]`, `${block.type} block`)
+    })
+    // A turn of tool results alone adds no user message: the results are the turn.
+    if (texts.length > 0 || blocks.every((block) => block.type !== 'tool_result')) {
+      messages.push({ role: message.role, content: texts.join('\n') })
+    }
   })
 
   const tools: ChatTool[] = (body.tools ?? []).map((tool) => ({
@@ -75,52 +92,6 @@ export function messagesToChat(body: AnthropicPrompt & Partial<Pick<MessagesRequ
     },
     untranslatable,
   }
-}
-
-/** One message's chat messages, and where in its content (`[2]`) the first block chat cannot carry is. */
-interface TranslatedMessage {
-  messages: readonly ChatMessage[]
-  dropped: { at: string; what: string } | undefined
-}
-
-/**
- * Translations of messages that never change (frozen: the parser's remembered outputs, shared by
- * the requests that send them again), so that an agent's history is translated once, not on
- * every turn. Frozen too, for the same reason; a WeakMap, so an entry lives as its message does.
- */
-const translations = new WeakMap<MessagesMessage, TranslatedMessage>()
-
-function translatedMessage(message: MessagesMessage): TranslatedMessage {
-  if (!Object.isFrozen(message)) return translateMessage(message)
-  let known = translations.get(message)
-  if (known === undefined) {
-    known = deepFreeze(translateMessage(message))
-    translations.set(message, known)
-  }
-  return known
-}
-
-function translateMessage(message: MessagesMessage): TranslatedMessage {
-  if (typeof message.content === 'string') return { messages: [{ role: message.role, content: message.content }], dropped: undefined }
-  const blocks = message.content
-  if (message.role === 'assistant') return { messages: [assistantMessage(blocks)], dropped: undefined }
-  let first: TranslatedMessage['dropped']
-  const dropped = (at: string, what: string) => {
-    first ??= { at, what }
-  }
-  const messages: ChatMessage[] = []
-  const texts: string[] = []
-  blocks.forEach((block, j) => {
-    if (block.type === 'text') texts.push(block.text)
-    else if (block.type === 'tool_result') {
-      messages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: toolResultText(block.content, `[${j}].content`, dropped) })
-    } else if (block.type === 'image' || block.type === 'document') dropped(`[${j}]`, `${block.type} block`)
-  })
-  // A turn of tool results alone adds no user message: the results are the turn.
-  if (texts.length > 0 || blocks.every((block) => block.type !== 'tool_result')) {
-    messages.push({ role: message.role, content: texts.join('\n') })
-  }
-  return { messages, dropped: first }
 }
 
 function assistantMessage(blocks: readonly MessagesContentBlock[]): ChatMessage {

@@ -9,9 +9,9 @@ const ROLES = new Set(['user', 'assistant', 'system'])
  * A Messages message of the shapes agents send on every turn — text, a string or text blocks;
  * `tool_use` and `tool_result` blocks — checked by hand: the schema cost ~0.5–1 µs per message,
  * once per message of the whole history on every turn. It answers only when the message is
- * plainly valid and returns exactly what the schema would; anything else (media, thinking,
- * `cache_control`, `is_error`, a block in the wrong turn, any doubtful value) returns undefined,
- * and the schema decides — including every error message.
+ * plainly valid and returns exactly what the schema would; anything else (media, thinking, a
+ * block in the wrong turn, any doubtful value) returns undefined, and the schema decides —
+ * including every error message.
  */
 export function simpleMessagesMessage(value: unknown): MessagesMessage | undefined {
   if (!isObject(value)) return undefined
@@ -22,7 +22,7 @@ export function simpleMessagesMessage(value: unknown): MessagesMessage | undefin
   const blocks: MessagesContentBlock[] = []
   let toolUses = 0
   for (const block of content as unknown[]) {
-    if (!isObject(block) || 'cache_control' in block) return undefined
+    if (!isObject(block)) return undefined
     const simple = role === 'assistant' ? assistantBlock(block) : role === 'user' ? userBlock(block) : textBlock(block)
     if (simple === undefined) return undefined
     if (simple.type === 'tool_use' && ++toolUses > MAX_TOOL_CALLS) return undefined
@@ -32,29 +32,46 @@ export function simpleMessagesMessage(value: unknown): MessagesMessage | undefin
 }
 
 function textBlock(block: Record<string, unknown>): MessagesContentBlock | undefined {
-  return block.type === 'text' && typeof block.text === 'string' ? { type: 'text', text: block.text } : undefined
+  return block.type === 'text' && typeof block.text === 'string' ? cached({ type: 'text', text: block.text }, block) : undefined
+}
+
+/** `cache_control`, the last field of every block the schema names, taken as it is when present. */
+function cached<T extends MessagesContentBlock>(out: T, block: Record<string, unknown>): T {
+  if ('cache_control' in block) (out as { cache_control?: unknown }).cache_control = block.cache_control
+  return out
 }
 
 function assistantBlock(block: Record<string, unknown>): MessagesContentBlock | undefined {
   if (block.type !== 'tool_use') return textBlock(block)
   const { id, name } = block
   if (typeof id !== 'string' || typeof name !== 'string' || !('input' in block)) return undefined
-  return { type: 'tool_use', id, name, input: block.input }
+  return cached({ type: 'tool_use', id, name, input: block.input }, block)
 }
 
 function userBlock(block: Record<string, unknown>): MessagesContentBlock | undefined {
   if (block.type !== 'tool_result') return textBlock(block)
-  const { tool_use_id: id, content } = block
-  if (typeof id !== 'string' || 'is_error' in block) return undefined
-  if (!('content' in block)) return { type: 'tool_result', tool_use_id: id }
-  if (typeof content === 'string') return { type: 'tool_result', tool_use_id: id, content }
-  if (!Array.isArray(content)) return undefined
-  const texts: { type: 'text'; text: string }[] = []
-  for (const inner of content as unknown[]) {
-    if (!isObject(inner) || 'cache_control' in inner || inner.type !== 'text' || typeof inner.text !== 'string') return undefined
-    texts.push({ type: 'text', text: inner.text })
+  const { tool_use_id: id, is_error: isError } = block
+  if (typeof id !== 'string' || ('is_error' in block && typeof isError !== 'boolean')) return undefined
+  const out: Extract<MessagesContentBlock, { type: 'tool_result' }> = { type: 'tool_result', tool_use_id: id }
+  if ('content' in block) {
+    const content = toolResultContent(block.content)
+    if (content === undefined) return undefined
+    out.content = content
   }
-  return { type: 'tool_result', tool_use_id: id, content: texts }
+  if ('is_error' in block) out.is_error = isError as boolean
+  return cached(out, block)
+}
+
+function toolResultContent(content: unknown): string | { type: 'text'; text: string; cache_control?: unknown }[] | undefined {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return undefined
+  const texts: { type: 'text'; text: string; cache_control?: unknown }[] = []
+  for (const inner of content as unknown[]) {
+    const text = isObject(inner) ? textBlock(inner) : undefined
+    if (text === undefined) return undefined
+    texts.push(text as { type: 'text'; text: string })
+  }
+  return texts
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { MAX_MESSAGES, MAX_TOOL_CALLS, MAX_TOOLS, positiveWholeNumber } from './chat-request'
 import { ElementResults, NOTHING_UNCHANGING, type Unchanging } from './element-results'
 import { firstIssue, invalidFieldMessage } from './first-issue'
+import { simpleMessagesFields } from './messages-fields-fast-path'
 import { simpleMessagesMessage } from './messages-message-fast-path'
 import type { RequestValidationIssue } from './chat-request'
 
@@ -234,22 +235,26 @@ function parseWith<T>(schema: z.ZodType<T>, json: unknown, inParts: (json: unkno
 
 // The same bodies with messages and tools left unchecked, for `parsedInParts`.
 const unchecked = promptFieldsOf(z.unknown(), z.unknown())
-const messagesRequestRest = z.object({ ...unchecked, ...requestFields }, BODY_ERROR)
-const countTokensRequestRest = z.object(unchecked, BODY_ERROR)
+export const messagesRequestRest = z.object({ ...unchecked, ...requestFields }, BODY_ERROR)
+export const countTokensRequestRest = z.object(unchecked, BODY_ERROR)
 const messageResults = new ElementResults(messageSchema, simpleMessagesMessage)
 const toolResults = new ElementResults(toolSchema)
 
 /**
- * What the whole schema gives for a valid body, found in parts: its other fields checked by `rest`,
+ * What the whole schema gives for a valid body, found in parts: its other fields checked by hand
+ * when they are of the common forms (messages-fields-fast-path.ts), else by `rest`,
  * its messages and tools one by one, each unchanging one's output remembered (element-results.ts),
  * then the rule between tools and tool_choice. Undefined when any part does not pass: the whole
  * schema then words the first issue, as it always did.
  */
 function parsedInParts<T>(rest: z.ZodType, json: unknown, unchanging: Unchanging): T | undefined {
-  const parsed = rest.safeParse(json)
-  if (!parsed.success) return undefined
+  let value = simpleMessagesFields(json, rest === messagesRequestRest)
+  if (value === undefined) {
+    const parsed = rest.safeParse(json)
+    if (!parsed.success) return undefined
+    value = parsed.data as Record<string, unknown>
+  }
   const body = json as { messages: unknown; tools?: unknown }
-  const value = parsed.data as Record<string, unknown>
   const messages = messageResults.all(body.messages, unchanging)
   if (messages === undefined) return undefined
   value.messages = messages

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { DEFAULT_MODEL_ID, MAX_MESSAGES, MAX_TOOLS, optional, positiveWholeNumber, TOOL_NAME_PATTERN } from './chat-request'
 import { ElementResults, NOTHING_UNCHANGING, type Unchanging } from './element-results'
 import { firstIssue, invalidFieldMessage } from './first-issue'
+import { simpleResponsesFields } from './responses-fields-fast-path'
 import { contentText, simpleInputItem } from './responses-item-fast-path'
 
 /**
@@ -331,20 +332,24 @@ export function normalizeResponsesRequest(body: ResponsesRequestBody): Responses
 }
 
 // The same body with input items and tools left unchecked, for `parsedInParts`.
-const responsesRequestRest = z.object(fieldsOf(z.unknown(), z.unknown()), BODY_ERROR)
+export const responsesRequestRest = z.object(fieldsOf(z.unknown(), z.unknown()), BODY_ERROR)
 const itemResults = new ElementResults(inputItem, simpleInputItem)
 const toolResults = new ElementResults(toolSchema)
 
 /**
- * What the whole schema gives for a valid body, found in parts: its other fields checked at once,
+ * What the whole schema gives for a valid body, found in parts: its other fields checked by hand
+ * in the common forms (responses-fields-fast-path.ts), else by zod at once,
  * its input items and tools one by one, each unchanging one's output remembered
  * (element-results.ts), then the rules across fields. Undefined when any part does not pass: the
  * whole schema then words the first issue, as it always did.
  */
 function parsedInParts(json: unknown, unchanging: Unchanging): ResponsesRequestBody | undefined {
-  const parsed = responsesRequestRest.safeParse(json)
-  if (!parsed.success) return undefined
-  const value = parsed.data as Record<string, unknown>
+  let value = simpleResponsesFields(json)
+  if (value === undefined) {
+    const parsed = responsesRequestRest.safeParse(json)
+    if (!parsed.success) return undefined
+    value = parsed.data as Record<string, unknown>
+  }
   // The rest's own `input`: a string is already the list of its one message.
   const input = itemResults.all(value.input, unchanging)
   if (input === undefined) return undefined

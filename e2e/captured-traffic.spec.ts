@@ -227,8 +227,11 @@ test('captured /v1/messages and /v1/responses requests open in the playground co
   await expect(page.getByTestId('tools-json')).toHaveValue(/"parameters"/)
   await expect(page.getByTestId('header-session')).toHaveValue('from-anthropic')
   await saveScreenshot(page, testInfo, 'playground-converted')
+  // The SDK's own request reached the model server converted too: the resend must be a new one.
+  const sentBefore = fake.requests.length
   await page.getByTestId('send-button').click()
   await expect(page.getByTestId('outcome')).toHaveAttribute('data-outcome', 'finished')
+  expect(fake.requests).toHaveLength(sentBefore + 1)
   const resent = lastChatBody()
   expect(resent).toContain('"tool_call_id":"toolu_1"')
   expect(resent).toContain('You are a coding agent.')

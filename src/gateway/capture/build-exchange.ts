@@ -41,7 +41,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const url = redactUrl(recorder.url)
   const secrets = [...sent, ...url.secrets]
   const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
-  const received = recorder.requestBody === undefined ? '' : typeof recorder.requestBody === 'string' ? recorder.requestBody : recorder.requestBody.toString('utf8')
+  const received = recorder.requestBody === undefined ? '' : textOf(recorder.requestBody)
   const usage = generation?.record.usage ?? null
   const cached = usage?.prompt_tokens_details?.cached_tokens
 

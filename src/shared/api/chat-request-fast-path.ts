@@ -1,5 +1,6 @@
 // The limits are the schema's own (used only when called, so the two modules' cycle is harmless).
 import { MAX_MESSAGES, MAX_TOOL_CALLS, MAX_TOOLS, TOOL_NAME_PATTERN, type ChatCompletionRequestBody, type ChatTool, type ToolCall } from './chat-request'
+import { isPositiveWholeNumber } from '../narrow'
 
 // Kept in step with chatCompletionRequestSchema by a property test (chat-request-fast-path.test.ts).
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool'])
@@ -123,7 +124,6 @@ const isFunctionWord = (value: unknown): value is 'function' => value === 'funct
 const isToolChoiceWord = (value: unknown): value is 'auto' | 'none' | 'required' => typeof value === 'string' && TOOL_CHOICES.has(value)
 const isString = (value: unknown): value is string => typeof value === 'string'
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean'
-const isPositiveWholeNumber = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -1,4 +1,6 @@
 import type { z } from 'zod'
+import type { RequestValidationIssue } from './chat-request'
+import { firstIssue, invalidFieldMessage } from './first-issue'
 
 /**
  * Whether an element of a request's history arrays is an object whose value never changes: the
@@ -63,4 +65,20 @@ export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
   for (const inner of Object.values(value)) deepFreeze(inner)
   return Object.freeze(value)
+}
+
+/** A body's validation: its output, or the first issue its client is told. */
+export type Parsed<T> = { ok: true; request: T } | { ok: false; issue: RequestValidationIssue }
+
+/**
+ * A body checked in parts (`inParts`: its output when every part passes, else undefined), or by
+ * the whole `schema` when a part does not pass — which words the first issue as it always did.
+ */
+export function parseInParts<T>(schema: z.ZodType<T>, json: unknown, inParts: (json: unknown) => T | undefined): Parsed<T> {
+  const fast = inParts(json)
+  if (fast !== undefined) return { ok: true, request: fast }
+  const result = schema.safeParse(json)
+  if (result.success) return { ok: true, request: result.data }
+  const first = firstIssue(result.error)
+  return { ok: false, issue: { param: first.param, message: invalidFieldMessage(first) } }
 }

@@ -1,5 +1,6 @@
 // The limits are the schema's own (used only when called, so the modules' cycle is harmless).
 import { MAX_MESSAGES, MAX_TOOLS } from './chat-request'
+import { isPositiveWholeNumber, isRecord } from '../narrow'
 
 // Kept in step with messages-request.ts's body schemas by a property test (messages-fields-fast-path.test.ts).
 
@@ -13,7 +14,7 @@ import { MAX_MESSAGES, MAX_TOOLS } from './chat-request'
  * /v1/messages beyond the prompt's (count_tokens has none).
  */
 export function simpleMessagesFields(json: unknown, request: boolean): Record<string, unknown> | undefined {
-  if (!isObject(json)) return undefined
+  if (!isRecord(json)) return undefined
   const body = json
   const out: Record<string, unknown> = {}
   if (typeof body.model !== 'string' || body.model === '') return undefined
@@ -50,7 +51,7 @@ export function simpleMessagesFields(json: unknown, request: boolean): Record<st
   }
   if ('metadata' in body) {
     const metadata = body.metadata
-    if (!isObject(metadata)) return undefined
+    if (!isRecord(metadata)) return undefined
     const userId = metadata.user_id
     if (!('user_id' in metadata)) out.metadata = {}
     else if (userId === null || typeof userId === 'string') out.metadata = { user_id: userId }
@@ -75,14 +76,14 @@ function systemOf(system: unknown): unknown {
   if (!Array.isArray(system)) return undefined
   const blocks: Record<string, unknown>[] = []
   for (const block of system as unknown[]) {
-    if (!isObject(block) || block.type !== 'text' || typeof block.text !== 'string') return undefined
+    if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') return undefined
     blocks.push('cache_control' in block ? { type: 'text', text: block.text, cache_control: block.cache_control } : { type: 'text', text: block.text })
   }
   return blocks
 }
 
 function toolChoiceOf(choice: unknown): Record<string, unknown> | undefined {
-  if (!isObject(choice)) return undefined
+  if (!isRecord(choice)) return undefined
   const { type, name } = choice
   if (type === 'none') return { type }
   if (type !== 'auto' && type !== 'any' && type !== 'tool') return undefined
@@ -99,17 +100,9 @@ function toolChoiceOf(choice: unknown): Record<string, unknown> | undefined {
 }
 
 function thinkingOf(thinking: unknown): Record<string, unknown> | undefined {
-  if (!isObject(thinking)) return undefined
+  if (!isRecord(thinking)) return undefined
   const { type } = thinking
   if (type === 'disabled' || type === 'adaptive' || type === 'between_tools') return { type }
   if (type === 'enabled' && isPositiveWholeNumber(thinking.budget_tokens)) return { type, budget_tokens: thinking.budget_tokens }
   return undefined
-}
-
-function isPositiveWholeNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,6 +1,7 @@
 // The limit is the schema's own (used only when called, so the modules' cycle is harmless).
 import { MAX_TOOL_CALLS } from './chat-request'
 import type { MessagesContentBlock, MessagesMessage } from './messages-request'
+import { isRecord } from '../narrow'
 
 // Kept in step with the message schema of messages-request.ts by a property test (messages-message-fast-path.test.ts).
 const ROLES = new Set(['user', 'assistant', 'system'])
@@ -14,7 +15,7 @@ const ROLES = new Set(['user', 'assistant', 'system'])
  * including every error message.
  */
 export function simpleMessagesMessage(value: unknown): MessagesMessage | undefined {
-  if (!isObject(value)) return undefined
+  if (!isRecord(value)) return undefined
   const { role, content } = value
   if (typeof role !== 'string' || !ROLES.has(role)) return undefined
   if (typeof content === 'string') return { role: role as MessagesMessage['role'], content }
@@ -22,7 +23,7 @@ export function simpleMessagesMessage(value: unknown): MessagesMessage | undefin
   const blocks: MessagesContentBlock[] = []
   let toolUses = 0
   for (const block of content as unknown[]) {
-    if (!isObject(block)) return undefined
+    if (!isRecord(block)) return undefined
     const simple = role === 'assistant' ? assistantBlock(block) : role === 'user' ? userBlock(block) : textBlock(block)
     if (simple === undefined) return undefined
     if (simple.type === 'tool_use' && ++toolUses > MAX_TOOL_CALLS) return undefined
@@ -67,13 +68,9 @@ function toolResultContent(content: unknown): string | { type: 'text'; text: str
   if (!Array.isArray(content)) return undefined
   const texts: { type: 'text'; text: string; cache_control?: unknown }[] = []
   for (const inner of content as unknown[]) {
-    const text = isObject(inner) ? textBlock(inner) : undefined
+    const text = isRecord(inner) ? textBlock(inner) : undefined
     if (text === undefined) return undefined
     texts.push(text as { type: 'text'; text: string })
   }
   return texts
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,10 +1,8 @@
 import { z } from 'zod'
 import { MAX_MESSAGES, MAX_TOOL_CALLS, MAX_TOOLS, positiveWholeNumber } from './chat-request'
-import { ElementResults, NOTHING_UNCHANGING, type Unchanging } from './element-results'
-import { firstIssue, invalidFieldMessage } from './first-issue'
+import { ElementResults, NOTHING_UNCHANGING, parseInParts, type Parsed, type Unchanging } from './element-results'
 import { simpleMessagesFields } from './messages-fields-fast-path'
 import { simpleMessagesMessage } from './messages-message-fast-path'
-import type { RequestValidationIssue } from './chat-request'
 
 /**
  * The request contract of POST /v1/messages and POST /v1/messages/count_tokens: Anthropic's
@@ -222,17 +220,6 @@ export type MessagesContentBlock = Exclude<MessagesMessage['content'], string>[n
 export type MessagesTool = NonNullable<MessagesRequest['tools']>[number]
 export type MessagesToolChoice = NonNullable<MessagesRequest['tool_choice']>
 
-type Parsed<T> = { ok: true; request: T } | { ok: false; issue: RequestValidationIssue }
-
-function parseWith<T>(schema: z.ZodType<T>, json: unknown, inParts: (json: unknown) => T | undefined): Parsed<T> {
-  const fast = inParts(json)
-  if (fast !== undefined) return { ok: true, request: fast }
-  const result = schema.safeParse(json)
-  if (result.success) return { ok: true, request: result.data }
-  const first = firstIssue(result.error)
-  return { ok: false, issue: { param: first.param, message: invalidFieldMessage(first) } }
-}
-
 // The same bodies with messages and tools left unchecked, for `parsedInParts`.
 const unchecked = promptFieldsOf(z.unknown(), z.unknown())
 export const messagesRequestRest = z.object({ ...unchecked, ...requestFields }, BODY_ERROR)
@@ -271,8 +258,8 @@ function parsedInParts<T>(rest: z.ZodType, json: unknown, unchanging: Unchanging
  * says which of its messages and tools may have their outputs remembered (element-results.ts).
  */
 export const parseMessagesRequest = (json: unknown, unchanging: Unchanging = NOTHING_UNCHANGING): Parsed<MessagesRequest> =>
-  parseWith(messagesRequestSchema, json, (body) => parsedInParts<MessagesRequest>(messagesRequestRest, body, unchanging))
+  parseInParts(messagesRequestSchema, json, (body) => parsedInParts<MessagesRequest>(messagesRequestRest, body, unchanging))
 
 /** Validate a POST /v1/messages/count_tokens body. */
-export const parseCountTokensRequest = (json: unknown, unchanging: Unchanging = NOTHING_UNCHANGING): Parsed<CountTokensRequest> =>
-  parseWith(countTokensRequestSchema, json, (body) => parsedInParts<CountTokensRequest>(countTokensRequestRest, body, unchanging))
+export const parseCountTokensRequest = (json: unknown): Parsed<CountTokensRequest> =>
+  parseInParts(countTokensRequestSchema, json, (body) => parsedInParts<CountTokensRequest>(countTokensRequestRest, body, NOTHING_UNCHANGING))

@@ -1,6 +1,7 @@
 // The limits are the schema's own (used only when called, so the modules' cycle is harmless).
 import { MAX_TOOLS } from './chat-request'
 import { MAX_INPUT_ITEMS } from './responses-request'
+import { isPositiveWholeNumber, isRecord } from '../narrow'
 
 // Kept in step with responses-request.ts's body schema by a property test (responses-fields-fast-path.test.ts).
 const TOOL_CHOICE_WORDS = new Set(['auto', 'none', 'required'])
@@ -16,7 +17,7 @@ const TOOL_CHOICE_WORDS = new Set(['auto', 'none', 'required'])
  * (an allowed_tools choice, a JSON schema format, any doubtful value), which zod then decides.
  */
 export function simpleResponsesFields(json: unknown): Record<string, unknown> | undefined {
-  if (!isObject(json)) return undefined
+  if (!isRecord(json)) return undefined
   const body = json
   const out: Record<string, unknown> = {}
   if (!optionalInto(out, body, 'model', isString)) return undefined
@@ -30,7 +31,7 @@ export function simpleResponsesFields(json: unknown): Record<string, unknown> | 
     const choice = body.tool_choice
     if (choice === null) out.tool_choice = undefined
     else if (typeof choice === 'string' && TOOL_CHOICE_WORDS.has(choice)) out.tool_choice = choice
-    else if (isObject(choice) && choice.type === 'function' && typeof choice.name === 'string') out.tool_choice = { type: 'function', name: choice.name }
+    else if (isRecord(choice) && choice.type === 'function' && typeof choice.name === 'string') out.tool_choice = { type: 'function', name: choice.name }
     else return undefined
   }
   for (const [name, valid] of AFTER_TOOL_CHOICE) if (!optionalInto(out, body, name, valid)) return undefined
@@ -43,7 +44,7 @@ export function simpleResponsesFields(json: unknown): Record<string, unknown> | 
     const reasoning = body.reasoning
     if (reasoning === null) out.reasoning = undefined
     else {
-      if (!isObject(reasoning)) return undefined
+      if (!isRecord(reasoning)) return undefined
       const kept: Record<string, unknown> = {}
       if (!optionalInto(kept, reasoning, 'effort', isString) || !optionalInto(kept, reasoning, 'summary', isString)) return undefined
       out.reasoning = kept
@@ -56,7 +57,6 @@ const INVALID = Symbol('invalid')
 const isString = (value: unknown) => typeof value === 'string'
 const isBoolean = (value: unknown) => typeof value === 'boolean'
 const isNumber = (value: unknown) => typeof value === 'number'
-const isPositiveWholeNumber = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value > 0
 const anything = () => true
 
 /** The plain fields between input and tools, and between tool_choice and text, in the schema's order. */
@@ -95,14 +95,10 @@ function optionalInto(out: Record<string, unknown>, from: Record<string, unknown
 
 function textOf(text: unknown): unknown {
   if (text === null) return undefined
-  if (!isObject(text)) return INVALID
+  if (!isRecord(text)) return INVALID
   if (!('format' in text)) return {}
   const format = text.format
   if (format === null) return { format: undefined }
-  if (isObject(format) && (format.type === 'text' || format.type === 'json_object')) return { format: { type: format.type } }
+  if (isRecord(format) && (format.type === 'text' || format.type === 'json_object')) return { format: { type: format.type } }
   return INVALID
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

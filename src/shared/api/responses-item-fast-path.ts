@@ -1,4 +1,5 @@
 import type { ResponsesInputItem } from './responses-request'
+import { isRecord } from '../narrow'
 
 // Kept in step with the input item schema of responses-request.ts by a property test (responses-item-fast-path.test.ts).
 const ROLES = new Set(['user', 'assistant', 'system', 'developer'])
@@ -33,7 +34,7 @@ function partText(part: unknown): string | undefined {
  * returns undefined, and the schema decides — including every error message.
  */
 export function simpleInputItem(value: unknown): ResponsesInputItem | undefined {
-  if (!isObject(value)) return undefined
+  if (!isRecord(value)) return undefined
   const item = value
   switch (item.type) {
     case undefined:
@@ -62,7 +63,3 @@ export function simpleInputItem(value: unknown): ResponsesInputItem | undefined 
 
 const contentOf = (content: unknown): string | undefined =>
   typeof content === 'string' ? content : Array.isArray(content) ? contentText(content as unknown[]) : undefined
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}

@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { DEFAULT_MODEL_ID, MAX_MESSAGES, MAX_TOOLS, optional, positiveWholeNumber, TOOL_NAME_PATTERN } from './chat-request'
-import { ElementResults, NOTHING_UNCHANGING, type Unchanging } from './element-results'
-import { firstIssue, invalidFieldMessage } from './first-issue'
+import { ElementResults, NOTHING_UNCHANGING, parseInParts, type Parsed, type Unchanging } from './element-results'
 import { simpleResponsesFields } from './responses-fields-fast-path'
 import { contentText, simpleInputItem } from './responses-item-fast-path'
 
@@ -367,14 +366,7 @@ function parsedInParts(json: unknown, unchanging: Unchanging): ResponsesRequestB
  * Validate a parsed JSON body; the first issue is what a client gets told. `unchanging` says which
  * of its input items and tools may have their outputs remembered (element-results.ts).
  */
-export function parseResponsesRequest(
-  json: unknown,
-  unchanging: Unchanging = NOTHING_UNCHANGING,
-): { ok: true; request: ResponsesRequest } | { ok: false; issue: { param: string | null; message: string } } {
-  const fast = parsedInParts(json, unchanging)
-  if (fast !== undefined) return { ok: true, request: normalizeResponsesRequest(fast) }
-  const result = responsesRequestSchema.safeParse(json)
-  if (result.success) return { ok: true, request: normalizeResponsesRequest(result.data) }
-  const first = firstIssue(result.error)
-  return { ok: false, issue: { param: first.param, message: invalidFieldMessage(first) } }
+export function parseResponsesRequest(json: unknown, unchanging: Unchanging = NOTHING_UNCHANGING): Parsed<ResponsesRequest> {
+  const parsed = parseInParts(responsesRequestSchema, json, (body) => parsedInParts(body, unchanging))
+  return parsed.ok ? { ok: true, request: normalizeResponsesRequest(parsed.request) } : parsed
 }

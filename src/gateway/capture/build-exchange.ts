@@ -32,7 +32,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const written = recorder.frames.frames()
   const frames = isStream ? capturedFrames(written) : []
   const responseBody = isStream || written.length === 0 ? null : written.map((frame) => textOf(frame.raw)).join('')
-  const generation = final ? recorder.generation?.() : undefined
+  const generation = final ? recorder.generationFacts() : undefined
   const error = status !== null && status >= 400 && !isStream ? (recorder.refusal ?? errorOfBody(responseBody)) : (generation?.error ?? null)
 
   const bearer = presentedKey(req.headers).key

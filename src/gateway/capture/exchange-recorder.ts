@@ -19,11 +19,19 @@ export interface CompletionFacts {
   stream: boolean
 }
 
-/** How the generation ended, made only when the exchange is built (it may count prompt tokens). */
+/** How the generation ended. */
 export interface GenerationFacts {
   record: CompletionRecord
   error: CapturedError | null
 }
+
+/**
+ * The generation's end as the recorder keeps it: its facts, or, when they would cost something
+ * nobody may read (an estimate counts the prompt's tokens), a function that makes them when the
+ * record is built. Facts are preferred: a function holds everything its scope reached, and V8's
+ * young collections then find every request's objects alive.
+ */
+export type GenerationEnd = GenerationFacts | (() => GenerationFacts)
 
 /** The conversation with a model server, as the backend reported it. */
 export interface UpstreamRecording {
@@ -95,7 +103,7 @@ export class ExchangeRecorder implements UpstreamObserver {
   /** The error the gateway answered with, before its endpoint's envelope was written. */
   refusal: CapturedError | undefined
   completion: CompletionFacts | undefined
-  generation: (() => GenerationFacts) | undefined
+  generation: GenerationEnd | undefined
   modelBody: (() => string) | undefined
   upstream: UpstreamRecording | undefined
   ttftMs: number | null = null
@@ -138,9 +146,15 @@ export class ExchangeRecorder implements UpstreamObserver {
     }) as ServerResponse['end']
     res.once('close', () => {
       this.endedAt = performance.now()
-      if (this.bodyRead === undefined) hooks.ended(this)
-      else void this.bodyRead.then(() => hooks.ended(this))
+      if (this.bodyRead === undefined) this.end()
+      else void this.bodyRead.then(() => this.end())
     })
+  }
+
+  /** How the generation ended, once it did (its facts are read when the record is built). */
+  generationFacts(): GenerationFacts | undefined {
+    const { generation } = this
+    return typeof generation === 'function' ? generation() : generation
   }
 
   /** Milliseconds since the request arrived, to a hundredth. */
@@ -247,6 +261,17 @@ export class ExchangeRecorder implements UpstreamObserver {
       // The client left before its body ended: what it sent is not known whole.
       () => undefined,
     )
+  }
+
+  /**
+   * The record is complete: hand it over, then leave the recorders' map. A `WeakMap` entry is
+   * strong for V8's young collections (its value, the recorder, reaches its key, the request), so
+   * an entry left to the next full collection keeps every request's objects alive through each
+   * young one, and scavenges copy and promote them all.
+   */
+  private end(): void {
+    this.hooks.ended(this)
+    recorders.delete(this.req)
   }
 
   private announce(): void {

@@ -88,7 +88,7 @@ export function embeddings(deps: EmbeddingsDeps): RequestHandler {
         usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
         usageSource: result?.usageSource ?? 'estimate',
       }
-      if (recorder !== undefined) recorder.generation = () => ({ record, error: error?.toEnvelope().error ?? null })
+      if (recorder !== undefined) recorder.generation = { record, error: error?.toEnvelope().error ?? null }
       if (telemetry.size > 0) for (const event of completionEvents(record, performance.now() - acceptedAt, model.price)) telemetry.publish(event)
     }
 

@@ -7,14 +7,21 @@ import type { OrganizationSettings } from '../config/config-file'
 import type { ModelCatalog } from '../config/model-catalog'
 import type { GenerationRegistry } from '../generation/generation-registry'
 import type { Prompt } from '../backends/generation-request'
-import { recorderOf } from '../capture/exchange-recorder'
+import { recorderOf, type GenerationFacts } from '../capture/exchange-recorder'
 import type { Endpoint } from '../endpoints/endpoint'
 import { answerErrorsAs } from '../http/error-format'
 import { outgoingText } from '../http/json-splice'
 import { readJsonBody } from '../http/read-json-body'
 import type { ParsedParts } from '../http/parsed-parts'
 import { sentSecrets } from '../capture/redact-credentials'
-import { completionRecord, type CompletionContext, type CompletionObserver, type GenerationEndObserver } from '../pipeline/completion-context'
+import type { GenerationResult } from '../generation/run-generation'
+import {
+  completionRecord,
+  type CompletionContext,
+  type CompletionObserver,
+  type CompletionRecord,
+  type GenerationEndObserver,
+} from '../pipeline/completion-context'
 import { parseDedupeRequest, requestFingerprint, type DedupeCoordinator } from '../pipeline/in-flight-dedupe'
 import { optimizePrompt, type OptimizerSettings } from '../pipeline/optimize-prompt'
 import { planTokens } from '../pipeline/plan-tokens'
@@ -108,15 +115,12 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
       telemetry.publish({ type: 'request.first_token', id: context.id, ...telemetryBase, at: new Date().toISOString(), ttft_ms: round(performance.now() - acceptedAt) })
     }
     const onEnd: GenerationEndObserver = (result, upstream) => {
-      if (recorder !== undefined) {
-        const { outcome } = result
-        recorder.generation = () => ({
-          record: completionRecord(context, result, upstream),
-          error: outcome.kind === 'failed' ? outcome.error.toEnvelope().error : null,
-        })
-      }
-      if (deps.onCompletion === undefined && !telemetry.wanted) return
-      const record = completionRecord(context, result, upstream)
+      const reported = deps.onCompletion !== undefined || telemetry.wanted
+      // The record is made now when it costs nothing (the model server reported usage) or is
+      // reported anyway; only an estimate nobody reads yet waits for the exchange's record.
+      const record = reported || result.reportedUsage !== undefined ? completionRecord(context, result, upstream) : undefined
+      if (recorder !== undefined) recorder.generation = record === undefined ? generationLater(context, result, upstream) : generationFacts(record, result)
+      if (!reported || record === undefined) return
       deps.onCompletion?.(record)
       if (!telemetry.wanted) return
       for (const event of completionEvents(record, performance.now() - acceptedAt, model.price)) telemetry.publish(event)
@@ -191,4 +195,14 @@ function shapePrompt(
   const selected = prompt.kind === 'messages' ? selectTools(prompt, header(headers, MortarHeader.toolSelect), tokenizer) : { request: prompt, report: undefined }
   const optimized = optimizePrompt(selected.request, header(headers, MortarHeader.optimize), optimizer)
   return { prompt: optimized.request, optimizer: optimized.report, toolSelector: selected.report }
+}
+
+function generationFacts(record: CompletionRecord, result: GenerationResult): GenerationFacts {
+  const { outcome } = result
+  return { record, error: outcome.kind === 'failed' ? outcome.error.toEnvelope().error : null }
+}
+
+/** Made at module level: the function holds these three, not the route's whole scope. */
+function generationLater(context: CompletionContext, result: GenerationResult, upstream: string | undefined): () => GenerationFacts {
+  return () => generationFacts(completionRecord(context, result, upstream), result)
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { app, BrowserWindow, dialog, ipcMain } from 'electron'
 import { startGatewayServer, type GatewayServer } from '../gateway/server'
+import { setGatewayV8Flags } from '../gateway/v8-flags'
 import type { DesktopSettings } from '../shared/desktop-settings'
 import { ipcChannels, type GatewayInfo } from '../shared/ipc'
 import { gatewayOptions, isPortInUse, portFromEnv, type GatewayPaths } from './gateway-options'
@@ -18,6 +19,8 @@ import { SettingsFile } from './settings-file'
 import { MortarTray } from './tray'
 import type { TrayState } from './tray-state'
 import { createWindow, focusWindow, guardNavigation, installContentSecurityPolicy } from './window'
+
+setGatewayV8Flags()
 
 // A close that waits on a long-lived stream must not keep the app from quitting.
 const GATEWAY_CLOSE_TIMEOUT_MS = 3_000

@@ -1,16 +1,65 @@
-import type { CaptureLimits, Exchange, ExchangeFilter, ExchangeList, ExchangeListQuery } from '../../shared/api/traffic'
+import type { CapturedFrame, Exchange, ExchangeFilter, ExchangeList, ExchangeListQuery, CaptureLimits } from '../../shared/api/traffic'
 import { matchesFilter, matchesText, searchPattern, summaryOf, visibleTo, type Scope } from './exchange-filter'
 import type { ExchangeStore, StoreStats } from './exchange-store'
+import { SLAB_BYTES, TextArena } from './text-arena'
+
+/**
+ * Texts of at least this many UTF-16 units go to the arena; shorter ones stay strings, where the
+ * cost of a string is smaller than that of its offsets and its decoding.
+ */
+export const ARENA_MIN_CHARS = 1024
+
+/** The exchange's long texts in the order they are kept: the index of each in `spans`. */
+const REQUEST_BODY = 0
+const MODEL_BODY = 1
+const RESPONSE_BODY = 2
+const UPSTREAM_BODY = 3
+const UPSTREAM_RESPONSE_BODY = 4
+const TEXTS = 5
+
+/** Where a text is in the arena: position, bytes and UTF-16 length (bytes === length: ASCII). */
+type Span = [position: number, bytes: number, chars: number]
+const NOT_STORED: Span = [-1, -1, -1]
+
+function spanAt(spans: readonly number[], index: number): Span {
+  return [spans[3 * index] as number, spans[3 * index + 1] as number, spans[3 * index + 2] as number]
+}
+
+/** A stream's frames in the arena: their texts one after the other, their times and lengths here. */
+interface PackedFrames {
+  span: Span
+  times: number[]
+  /** Each frame's text length in UTF-16 units, to cut the decoded whole back into frames. */
+  lengths: number[]
+}
+
+interface ArenaTexts {
+  /** The span of each text (REQUEST_BODY…) in threes, position -1 for one kept as a string. */
+  spans: number[]
+  responseFrames: PackedFrames | undefined
+  upstreamFrames: PackedFrames | undefined
+}
 
 interface Entry {
   seq: number
+  /** The exchange, with '' (or no frames) in place of each text the arena holds. */
   exchange: Exchange
+  /** Its bytes in the arena: `[start, end)`. */
+  start: number
+  end: number
+  texts: ArenaTexts | undefined
 }
 
 /**
  * Ended exchanges in memory, oldest first, within a byte budget and a count limit: adding one
  * evicts the oldest until both hold again. An exchange arrives already fitted to the per-exchange
  * limit (truncate-exchange.ts), so one never crowds out the whole store.
+ *
+ * The long texts (bodies, and a stream's frames together) are kept as UTF-8 in one arena for the
+ * whole store (text-arena.ts), in the order the exchanges came, so eviction frees the arena from
+ * its oldest end exactly. An exchange's arena bytes are never more than its `size_bytes`, so the
+ * byte budget alone decides eviction, as before. Texts with lone surrogates (which UTF-8 cannot
+ * carry) stay strings, so every text reads back exactly as it was added.
  */
 export class MemoryStore implements ExchangeStore {
   /** Entries before `first` are released (undefined) until the next compaction drops their slots. */
@@ -20,23 +69,28 @@ export class MemoryStore implements ExchangeStore {
   private nextSeq = 1
   private bytes = 0
   private evicted = 0
+  private readonly arena: TextArena
+  /** The entry whose texts are being written, which the arena must not reclaim. */
+  private writing: Entry | undefined
 
-  constructor(private readonly limits: Pick<CaptureLimits, 'max_bytes' | 'max_exchanges'>) {}
+  constructor(
+    private readonly limits: Pick<CaptureLimits, 'max_bytes' | 'max_exchanges'>,
+    slabBytes = SLAB_BYTES,
+  ) {
+    this.arena = new TextArena(limits.max_bytes, () => this.reclaim(), slabBytes)
+  }
 
   add(exchange: Exchange): void {
-    this.entries.push({ seq: this.nextSeq++, exchange })
+    const position = this.arena.position
+    const entry: Entry = { seq: this.nextSeq++, exchange, start: position, end: position, texts: undefined }
+    this.entries.push(entry)
     this.bytes += exchange.size_bytes
-    while (this.size > 0 && (this.bytes > this.limits.max_bytes || this.size > this.limits.max_exchanges)) {
-      const oldest = this.entries[this.first]
-      // Released at once; the slot itself goes at the next compaction.
-      this.entries[this.first++] = undefined
-      this.bytes -= oldest?.exchange.size_bytes ?? 0
-      this.evicted++
-    }
+    while (this.size > 0 && (this.bytes > this.limits.max_bytes || this.size > this.limits.max_exchanges)) this.evictOldest()
     if (this.first > 1024 && this.first * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.first)
       this.first = 0
     }
+    if (this.size > 0) this.store(entry)
   }
 
   list(scope: Scope, query: ExchangeListQuery): ExchangeList {
@@ -53,20 +107,33 @@ export class MemoryStore implements ExchangeStore {
 
   get(scope: Scope, id: string): Exchange | undefined {
     for (let i = this.entries.length - 1; i >= this.first; i--) {
-      const exchange = this.entries[i]?.exchange
-      if (exchange?.id === id) return visibleTo(scope, exchange.org) ? exchange : undefined
+      const entry = this.entries[i]
+      if (entry?.exchange.id === id) return visibleTo(scope, entry.exchange.org) ? this.whole(entry) : undefined
     }
     return undefined
   }
 
   select(scope: Scope, filter: ExchangeFilter, ids: readonly string[] | undefined): Exchange[] {
     if (ids !== undefined) return ids.map((id) => this.get(scope, id)).filter((exchange) => exchange !== undefined)
-    return this.matching(scope, filter, Infinity, Infinity).map((entry) => entry.exchange)
+    return this.matching(scope, filter, Infinity, Infinity).map((entry) => this.whole(entry))
   }
 
   clear(scope: Scope): number {
     const kept = this.entries.slice(this.first).filter((entry) => entry !== undefined && !visibleTo(scope, entry.exchange.org))
     const deleted = this.size - kept.length
+    // The deleted exchanges' bytes leave gaps: the kept ones move back over them, oldest first, so
+    // the arena again holds exactly the live texts, in order.
+    let to = this.entries[this.first]?.start ?? this.arena.position
+    for (const entry of kept) {
+      if (entry === undefined) continue
+      const length = entry.end - entry.start
+      if (entry.start > to) {
+        this.arena.move(entry.start, to, length)
+        shift(entry, entry.start - to)
+      }
+      to += length
+    }
+    this.arena.truncate(to)
     this.entries = kept
     this.first = 0
     this.bytes = kept.reduce((sum, entry) => sum + (entry?.exchange.size_bytes ?? 0), 0)
@@ -77,14 +144,168 @@ export class MemoryStore implements ExchangeStore {
     return { exchanges: this.size, bytes: this.bytes, evicted: this.evicted }
   }
 
+  /** The arena's bytes held, slabs allocated and capacity (tests, diagnostics). */
+  arenaUse(): { used: number; allocated: number; capacity: number } {
+    return { used: this.arena.used, allocated: this.arena.allocated, capacity: this.arena.capacity }
+  }
+
   close(): void {
     this.entries = []
     this.first = 0
     this.bytes = 0
+    this.arena.free()
   }
 
   private get size(): number {
     return this.entries.length - this.first
+  }
+
+  private evictOldest(): void {
+    const oldest = this.entries[this.first]
+    // Released at once; the slot itself goes at the next compaction.
+    this.entries[this.first++] = undefined
+    this.bytes -= oldest?.exchange.size_bytes ?? 0
+    this.evicted++
+    this.arena.release(this.entries[this.first]?.start ?? this.arena.position)
+  }
+
+  /**
+   * The arena wants room the budget did not free. Not reached while each exchange's arena bytes
+   * stay within its `size_bytes`; if it is, the oldest exchanges go, never the one being written.
+   */
+  private reclaim(): boolean {
+    if (this.entries[this.first] === this.writing) return false
+    this.evictOldest()
+    return true
+  }
+
+  /** Move the entry's long texts to the arena, keeping in the entry only where they are. */
+  private store(entry: Entry): void {
+    const { exchange } = entry
+    const { upstream } = exchange
+    const texts = [exchange.request.body, exchange.model_body, exchange.response.body, upstream?.body ?? null, upstream?.response_body ?? null]
+    const spans: number[] = []
+    let any = false
+    this.writing = entry
+    for (let i = 0; i < TEXTS; i++) {
+      const text = texts[i]
+      let span = NOT_STORED
+      if (text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS) {
+        // The same text twice (the body sent is often the model body) is kept once.
+        const same = texts.indexOf(text)
+        span = same < i ? spanAt(spans, same) : this.write(text, (written) => isWellFormed(written))
+      }
+      if (span[0] >= 0) any = true
+      spans.push(...span)
+    }
+    const responseFrames = this.packFrames(exchange.response.frames)
+    const upstreamFrames = upstream === null ? undefined : this.packFrames(upstream.frames)
+    this.writing = undefined
+    entry.end = this.arena.position
+    if (!any && responseFrames === undefined && upstreamFrames === undefined) return
+    const kept = (index: number, text: string | null): string | null => ((spans[3 * index] as number) >= 0 ? '' : text)
+    entry.texts = { spans, responseFrames, upstreamFrames }
+    entry.exchange = {
+      ...exchange,
+      request: { ...exchange.request, body: kept(REQUEST_BODY, exchange.request.body) ?? '' },
+      model_body: kept(MODEL_BODY, exchange.model_body),
+      response: {
+        ...exchange.response,
+        frames: responseFrames === undefined ? exchange.response.frames : [],
+        body: kept(RESPONSE_BODY, exchange.response.body),
+      },
+      upstream:
+        upstream === null
+          ? null
+          : {
+              ...upstream,
+              body: kept(UPSTREAM_BODY, upstream.body) ?? '',
+              frames: upstreamFrames === undefined ? upstream.frames : [],
+              response_body: kept(UPSTREAM_RESPONSE_BODY, upstream.response_body),
+            },
+    }
+  }
+
+  /**
+   * Write `text` to the arena: its span, or NOT_STORED when it does not fit or is not `wellFormed`
+   * — asked only of a text with characters beyond ASCII (one byte per character proves it ASCII).
+   */
+  private write(text: string, wellFormed: (text: string) => boolean): Span {
+    const position = this.arena.position
+    const bytes = this.arena.write(text)
+    if (bytes === undefined) return NOT_STORED
+    if (bytes !== text.length && !wellFormed(text)) {
+      this.arena.truncate(position)
+      return NOT_STORED
+    }
+    return [position, bytes, text.length]
+  }
+
+  private packFrames(frames: readonly CapturedFrame[]): PackedFrames | undefined {
+    let chars = 0
+    for (const frame of frames) chars += frame.raw.length
+    if (chars < ARENA_MIN_CHARS) return undefined
+    // Each frame on its own: two ill-formed frames can make a well-formed whole.
+    const span = this.write(frames.map((frame) => frame.raw).join(''), () => frames.every((frame) => isWellFormed(frame.raw)))
+    if (span[0] < 0) return undefined
+    return { span, times: frames.map((frame) => frame.t_ms), lengths: frames.map((frame) => frame.raw.length) }
+  }
+
+  /** The exchange as it was added. */
+  private whole(entry: Entry): Exchange {
+    const { exchange, texts } = entry
+    if (texts === undefined) return exchange
+    const { upstream } = exchange
+    const read = this.reader(texts)
+    return {
+      ...this.searched(entry),
+      upstream:
+        upstream === null
+          ? null
+          : {
+              ...upstream,
+              body: read(UPSTREAM_BODY, upstream.body) ?? '',
+              frames: this.unpackFrames(texts.upstreamFrames, upstream.frames),
+              response_body: read(UPSTREAM_RESPONSE_BODY, upstream.response_body),
+            },
+    }
+  }
+
+  /** The exchange with the texts the search reads (exchange-filter.ts), the upstream's left in the arena. */
+  private searched(entry: Entry): Exchange {
+    const { exchange, texts } = entry
+    if (texts === undefined) return exchange
+    const read = this.reader(texts)
+    return {
+      ...exchange,
+      request: { ...exchange.request, body: read(REQUEST_BODY, exchange.request.body) ?? '' },
+      model_body: read(MODEL_BODY, exchange.model_body),
+      response: {
+        ...exchange.response,
+        frames: this.unpackFrames(texts.responseFrames, exchange.response.frames),
+        body: read(RESPONSE_BODY, exchange.response.body),
+      },
+    }
+  }
+
+  private reader(texts: ArenaTexts): (index: number, kept: string | null) => string | null {
+    return (index, kept) => {
+      const [position, bytes, chars] = spanAt(texts.spans, index)
+      return position < 0 ? kept : this.arena.read(position, bytes, bytes === chars)
+    }
+  }
+
+  private unpackFrames(packed: PackedFrames | undefined, kept: CapturedFrame[]): CapturedFrame[] {
+    if (packed === undefined) return kept
+    const [position, bytes, chars] = packed.span
+    const all = this.arena.read(position, bytes, bytes === chars)
+    const frames: CapturedFrame[] = []
+    for (let i = 0, at = 0; i < packed.times.length; i++) {
+      const length = packed.lengths[i] as number
+      frames.push({ t_ms: packed.times[i] as number, raw: all.slice(at, at + length) })
+      at += length
+    }
+    return frames
   }
 
   private matching(scope: Scope, filter: ExchangeFilter, before: number, limit: number): Entry[] {
@@ -95,9 +316,25 @@ export class MemoryStore implements ExchangeStore {
       if (entry === undefined || entry.seq >= before) continue
       const { exchange } = entry
       if (!visibleTo(scope, exchange.org) || !matchesFilter(exchange, filter)) continue
-      if (pattern !== undefined && !matchesText(exchange, pattern)) continue
+      if (pattern !== undefined && !matchesText(this.searched(entry), pattern)) continue
       found.push(entry)
     }
     return found
   }
+}
+
+/** No lone surrogates: the text survives UTF-8 unchanged (String#isWellFormed, Node 20 and later). */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed()
+}
+
+/** The entry's bytes moved `delta` back in the arena. */
+function shift(entry: Entry, delta: number): void {
+  entry.start -= delta
+  entry.end -= delta
+  const { texts } = entry
+  if (texts === undefined) return
+  for (let i = 0; i < texts.spans.length; i += 3) if ((texts.spans[i] as number) >= 0) texts.spans[i] = (texts.spans[i] as number) - delta
+  if (texts.responseFrames !== undefined) texts.responseFrames.span[0] -= delta
+  if (texts.upstreamFrames !== undefined) texts.upstreamFrames.span[0] -= delta
 }

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest'
+import type { CapturedFrame, Exchange } from '../../shared/api/traffic'
+import { exchangeListQuerySchema } from '../../shared/api/traffic'
+import { ARENA_MIN_CHARS, MemoryStore } from './memory-store'
+import { exchangeFixture } from './test-support/exchange-fixture'
+
+const owner = { org: 'default', unattributed: true }
+const all = exchangeListQuerySchema.parse({ limit: '500' })
+
+/** A small deterministic generator, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// ASCII, two- and three-byte characters, an emoji (a surrogate pair), a byte-order mark.
+const PIECES = ['a', 'json', '{"k":"v"}', '\n', 'é', 'ß', '中文', '😀', '👩‍👩‍👧', '\ufeff', '\u0000']
+
+function text(next: () => number, chars: number, loneSurrogate = false): string {
+  let out = ''
+  while (out.length < chars) out += PIECES[Math.floor(next() * PIECES.length)]
+  if (loneSurrogate) out = out.slice(0, Math.floor(out.length / 2)) + '\ud83d' + out.slice(Math.floor(out.length / 2))
+  return out
+}
+
+function frames(next: () => number, count: number): CapturedFrame[] {
+  return Array.from({ length: count }, (_, i) => ({ t_ms: i * 1.5, raw: `data: ${text(next, 20 + Math.floor(next() * 200))}\n\n` }))
+}
+
+/** An exchange with texts on both sides of the arena's threshold, some of them shared or unencodable. */
+function randomExchange(next: () => number, org: string | null = 'default', scale = 4 * ARENA_MIN_CHARS): Exchange {
+  const size = () => Math.floor(next() * scale)
+  const body = text(next, size(), next() < 0.1)
+  const modelBody = next() < 0.2 ? null : next() < 0.4 ? body : text(next, size())
+  const streamed = next() < 0.5
+  return exchangeFixture({
+    org,
+    request: { url: '/v1/chat/completions', headers: [['content-type', 'application/json']], body },
+    model_body: modelBody,
+    response: { headers: [['content-type', 'text/event-stream']], frames: streamed ? frames(next, Math.floor(next() * 40)) : [], body: streamed ? null : text(next, size(), next() < 0.1) },
+    upstream:
+      next() < 0.3
+        ? null
+        : {
+            replica: 'r1',
+            body: modelBody ?? text(next, size()),
+            status: 200,
+            headers: [],
+            frames: streamed ? frames(next, Math.floor(next() * 40)) : [],
+            response_body: streamed ? null : text(next, size()),
+          },
+  })
+}
+
+/** Everything the store holds reads back exactly as it was added, key order included. */
+function expectExact(store: MemoryStore, added: ReadonlyMap<string, Exchange>): void {
+  const ids = store.list(owner, all).data.map((row) => row.id)
+  for (const id of ids) {
+    const original = added.get(id)
+    expect(original).toBeDefined()
+    const stored = store.get(owner, id)
+    expect(stored).toStrictEqual(original)
+    expect(JSON.stringify(stored)).toBe(JSON.stringify(original))
+  }
+  const exported = store.select(owner, {}, undefined)
+  expect(exported.map((exchange) => exchange.id)).toEqual(ids)
+  for (const exchange of exported) expect(exchange).toStrictEqual(added.get(exchange.id))
+}
+
+describe('MemoryStore arena', () => {
+  it('gives back random exchanges exactly: non-ASCII, emoji, byte-order marks, lone surrogates, shared texts', () => {
+    const next = random(1)
+    const store = new MemoryStore({ max_bytes: 1e9, max_exchanges: 1_000 })
+    const added = new Map<string, Exchange>()
+    for (let i = 0; i < 200; i++) {
+      const exchange = randomExchange(next)
+      added.set(exchange.id, exchange)
+      store.add(exchange)
+    }
+    expect(store.stats().exchanges).toBe(200)
+    expect(store.arenaUse().used).toBeGreaterThan(0)
+    expectExact(store, added)
+  })
+
+  it('wraps round its slabs, evicting by the byte budget as before, and stops allocating once full', () => {
+    const next = random(2)
+    const budget = 200_000
+    const store = new MemoryStore({ max_bytes: budget, max_exchanges: 10_000 }, 16_384)
+    const added = new Map<string, Exchange>()
+    let evictedByBudget = 0
+    const held: Exchange[] = []
+    for (let i = 0; i < 600; i++) {
+      const exchange = randomExchange(next)
+      added.set(exchange.id, exchange)
+      store.add(exchange)
+      // What the byte budget alone evicts: the arena must not evict anything more.
+      held.push(exchange)
+      let bytes = held.reduce((sum, kept) => sum + kept.size_bytes, 0)
+      while (held.length > 0 && bytes > budget) {
+        bytes -= (held.shift() as Exchange).size_bytes
+        evictedByBudget++
+      }
+      const use = store.arenaUse()
+      expect(use.used).toBeLessThanOrEqual(budget)
+      expect(use.allocated).toBeLessThanOrEqual(use.capacity)
+      if (i % 50 === 0) expectExact(store, added)
+    }
+    expect(store.stats()).toMatchObject({ exchanges: held.length, evicted: evictedByBudget })
+    expect(store.list(owner, all).data.map((row) => row.id)).toEqual(held.map((exchange) => exchange.id).reverse())
+    expect(store.arenaUse().capacity).toBe(Math.ceil(budget / 16_384) * 16_384)
+    expectExact(store, added)
+  })
+
+  it('frees arena space exactly on eviction', () => {
+    const body = 'x'.repeat(2_000)
+    const store = new MemoryStore({ max_bytes: 1e9, max_exchanges: 3 }, 4_096)
+    for (let i = 0; i < 10; i++) {
+      store.add(exchangeFixture({ request: { url: '/v1/chat/completions', headers: [], body: `${String(i).padStart(4, '0')}${body}` } }))
+      expect(store.arenaUse().used).toBe(Math.min(i + 1, 3) * 2_004)
+    }
+    expect(store.clear(owner)).toBe(3)
+    expect(store.arenaUse().used).toBe(0)
+  })
+
+  it('clears one organization and keeps the others exact, closing the gaps', () => {
+    const next = random(3)
+    const store = new MemoryStore({ max_bytes: 400_000, max_exchanges: 10_000 }, 8_192)
+    const added = new Map<string, Exchange>()
+    const orgs = ['default', 'other', null]
+    const add = (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const exchange = randomExchange(next, orgs[i % 3] as string | null)
+        added.set(exchange.id, exchange)
+        store.add(exchange)
+      }
+    }
+    add(300)
+    const otherScope = { org: 'other', unattributed: false }
+    const otherBefore = store.list(otherScope, all).data.map((row) => row.id)
+    const ownerBefore = store.list(owner, all).data.length
+    const usedBefore = store.arenaUse().used
+    expect(store.clear(owner)).toBe(ownerBefore)
+    expect(store.list(owner, all).data).toEqual([])
+    expect(store.list(otherScope, all).data.map((row) => row.id)).toEqual(otherBefore)
+    expect(store.arenaUse().used).toBeLessThan(usedBefore)
+    for (const id of otherBefore) expect(store.get(otherScope, id)).toStrictEqual(added.get(id))
+    // The space the cleared ones held is reused: more exchanges wrap over it and everything stays exact.
+    add(300)
+    for (const row of store.list(otherScope, all).data) expect(store.get(otherScope, row.id)).toStrictEqual(added.get(row.id))
+    expectExact(store, added)
+    store.clear(otherScope)
+    store.clear(owner)
+    expect(store.arenaUse().used).toBe(0)
+  })
+
+  it('keeps an exchange bigger than a slab across several slabs', () => {
+    const next = random(4)
+    const store = new MemoryStore({ max_bytes: 1_000_000, max_exchanges: 100 }, 4_096)
+    const added = new Map<string, Exchange>()
+    for (let i = 0; i < 30; i++) {
+      const exchange = randomExchange(next, 'default', 40_000)
+      added.set(exchange.id, exchange)
+      store.add(exchange)
+    }
+    expectExact(store, added)
+    expect(store.arenaUse().used).toBeGreaterThan(4_096 * 10)
+  })
+
+  it('searches texts kept in the arena, a stream frame by frame', () => {
+    const store = new MemoryStore({ max_bytes: 1e6, max_exchanges: 100 }, 4_096)
+    const long = 'a haystack '.repeat(300)
+    const inBody = exchangeFixture({ request: { url: '/v1/chat/completions', headers: [], body: `${long}NEEDLE ✓ ${long}` } })
+    const inFrames = exchangeFixture({
+      response: { headers: [], frames: [{ t_ms: 1, raw: `data: ${long}SPLIT` }, { t_ms: 2, raw: `TEXT ${long}😀\n\n` }], body: null },
+    })
+    store.add(inBody)
+    store.add(inFrames)
+    const search = (q: string) => store.list(owner, exchangeListQuerySchema.parse({ q })).data.map((row) => row.id)
+    expect(search('needle ✓')).toEqual([inBody.id])
+    expect(search('text')).toEqual([inFrames.id])
+    // Frames are searched one by one, as before: a match across two frames is none.
+    expect(search('SPLITTEXT')).toEqual([])
+    expect(store.get(owner, inFrames.id)).toStrictEqual(inFrames)
+  })
+})

@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8'
  * what a request allocates is then copied and promoted. Without pretenuring, the young
  * collections find only what really lives on.
  */
-export const GATEWAY_V8_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring']
+const GATEWAY_V8_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring']
 
 /** Sets the gateway's V8 flags in this process (Node leaves V8's flags writable after start). */
 export function setGatewayV8Flags(): void {

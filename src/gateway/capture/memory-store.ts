@@ -193,7 +193,7 @@ export class MemoryStore implements ExchangeStore {
       if (text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS) {
         // The same text twice (the body sent is often the model body) is kept once.
         const same = texts.indexOf(text)
-        span = same < i ? spanAt(spans, same) : this.write(text, (written) => isWellFormed(written))
+        span = same < i ? spanAt(spans, same) : this.write(text, isWellFormed)
       }
       if (span[0] >= 0) any = true
       spans.push(...span)

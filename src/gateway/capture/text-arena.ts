@@ -135,15 +135,10 @@ export class TextArena {
     this.head = Math.max(this.tail, Math.min(position, this.head))
   }
 
-  /** Forget everything (the slabs are kept for reuse). */
-  reset(): void {
+  /** Forget everything and give the slabs back (the store closed). */
+  free(): void {
     this.head = 0
     this.tail = 0
-  }
-
-  /** Give the slabs back (the store closed). */
-  free(): void {
-    this.reset()
     this.slabs.length = 0
   }
 

@@ -1,12 +1,14 @@
+import { evictUntil, type SecondChance } from './second-chance'
+
 /**
  * A map from strings to values that holds at most `maxChars` UTF-16 code units of keys and values'
- * declared sizes together, dropping the least recently used entries first. Keys are whole texts:
+ * declared sizes together, dropping those unused longest first (second-chance.ts). Keys are whole texts:
  * a hit is exactly that text (Map compares by content), so nothing a client sends can be mistaken
  * for something else. Entries larger than a quarter of the budget are not kept, so one huge text
  * cannot push out everybody else's.
  */
 export class BoundedStringMap<V> {
-  private readonly entries = new Map<string, { value: V; size: number }>()
+  private readonly entries = new Map<string, { value: V; size: number } & SecondChance>()
   private usedChars = 0
   private readonly largestEntry: number
 
@@ -14,13 +16,11 @@ export class BoundedStringMap<V> {
     this.largestEntry = Math.floor(maxChars / 4)
   }
 
-  /** The value kept for `key` (and marks it most recently used), or undefined. */
+  /** The value kept for `key` (and marks it used), or undefined. */
   get(key: string): V | undefined {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
-    // Most recently used last: Map keeps insertion order.
-    this.entries.delete(key)
-    this.entries.set(key, entry)
+    entry.used = true
     return entry.value
   }
 
@@ -32,13 +32,12 @@ export class BoundedStringMap<V> {
   set(key: string, value: V, valueChars = 0): void {
     const size = key.length + valueChars
     if (size > this.largestEntry || this.entries.has(key)) return
-    this.entries.set(key, { value, size })
+    this.entries.set(key, { value, size, used: false })
     this.usedChars += size
-    for (const [oldest, entry] of this.entries) {
-      if (this.usedChars <= this.maxChars) break
+    evictUntil(this.entries, () => this.usedChars <= this.maxChars, (oldest, entry) => {
       this.entries.delete(oldest)
       this.usedChars -= entry.size
-    }
+    })
   }
 
   /** How many entries and characters it holds. */

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { PartsMap } from './parts-map'
+import { longestPart, PartsMap, sampledFingerprint } from './parts-map'
 
 /** A fresh copy of a string (same text, another object), as JSON.parse makes for every request. */
 const copy = (text: string): string => JSON.parse(JSON.stringify(text)) as string
 
 describe('PartsMap', () => {
-  it('finds a text by equal parts in other string objects, and only by exactly those parts', () => {
-    const map = new PartsMap<number>(1000)
+  it.each([
+    ['a sampled fingerprint', sampledFingerprint],
+    ['the longest part', longestPart],
+  ])('finds a text by equal parts in other string objects, and only by exactly those parts, keyed by %s', (_, key) => {
+    const map = new PartsMap<number>(1000, key)
     const history = 'x'.repeat(100) + 'the history'
     map.set(['user\n', history], 7)
     expect(map.get(['user\n', copy(history)])).toBe(7)
@@ -30,16 +33,29 @@ describe('PartsMap', () => {
     expect(map.get(parts)).toBeUndefined()
   })
 
-  it('drops the least recently used entries first, counting the parts and declared value sizes', () => {
+  it('drops the entries unused longest first, counting the parts and declared value sizes', () => {
     const map = new PartsMap<number>(40)
     map.set(['aaaaa', 'aaaaa'], 1) // 10
     map.set(['bbbbbbbbbb'], 2, 5) // 15
     map.set(['cccccccccc'], 3) // 10 → 35
-    expect(map.get(['aaaaa', 'aaaaa'])).toBe(1) // now most recent
-    map.set(['dddddddddd'], 4) // 45 > 40: b (least recent) goes
+    expect(map.get(['aaaaa', 'aaaaa'])).toBe(1) // marked used: passed over once
+    map.set(['dddddddddd'], 4) // 45 > 40: a is passed over, b (unused) goes
     expect(map.get(['bbbbbbbbbb'])).toBeUndefined()
     expect([map.get(['aaaaa', 'aaaaa']), map.get(['cccccccccc']), map.get(['dddddddddd'])]).toEqual([1, 3, 4])
     expect(map.size).toEqual({ entries: 3, chars: 30 })
+  })
+
+  it('keeps an entry found again and again, however often it is found, while others come and go', () => {
+    const map = new PartsMap<number>(100, longestPart)
+    map.set(['\n'], 1)
+    for (let i = 0; i < 1_000; i++) {
+      map.set([`other ${i}`.padEnd(20)], i)
+      expect(map.get(['\n'])).toBe(1)
+      expect(map.get(['\n'])).toBe(1)
+    }
+    expect(map.size.chars).toBeLessThanOrEqual(100)
+    expect(map.get(['other 999'.padEnd(20)])).toBe(999)
+    expect(map.get(['other 0'.padEnd(20)])).toBeUndefined()
   })
 
   it('keeps no entry larger than a quarter of its budget, and never replaces one', () => {

@@ -1,4 +1,5 @@
 import { mix32 } from './mix32'
+import { evictUntil, type SecondChance } from './second-chance'
 
 /**
  * How many characters of each part the fingerprint samples (spread over the part, its first and
@@ -8,8 +9,15 @@ const SAMPLES_PER_PART = 16
 /** At most this many entries share one fingerprint; the oldest of them goes first. */
 const BUCKET_LIMIT = 8
 
-interface Entry<V> {
-  readonly fingerprint: number
+/**
+ * What an entry's bucket is found by. `sampledFingerprint` (the default) reads a few characters of
+ * each part; `longestPart` is the longest part itself, for parts that come as the same string
+ * objects time after time.
+ */
+export type BucketKey = (parts: readonly string[]) => number | string
+
+interface Entry<V> extends SecondChance {
+  readonly fingerprint: number | string
   readonly parts: readonly string[]
   readonly size: number
   value: V
@@ -18,13 +26,14 @@ interface Entry<V> {
 /**
  * A map from texts given as their parts (a list of strings, read as their concatenation but never
  * concatenated) to values, holding at most `maxChars` UTF-16 code units of keys and values'
- * declared sizes, least recently used first out. Entries larger than a quarter of the budget are
+ * declared sizes, those unused longest first out (second-chance.ts). Entries larger than a quarter of the budget are
  * not kept.
  *
  * Why not a Map keyed by the text: a Map hashes its key, and V8 hashes a string of up to 16,383
  * characters in full (~1.4 µs per KB here) — a conversation's history costs that on every turn —
  * and a text built by `+` is copied whole (flattened) before it is hashed or compared. Here the key
- * is a fingerprint of a few characters sampled from each part, and a hit is then proven by
+ * is a fingerprint of a few characters sampled from each part (or, for parts that are the same
+ * string objects on every lookup, the longest part: `longestPart`), and a hit is then proven by
  * comparing the parts with `===`: V8 compares two flat strings natively (memcmp), without hashing
  * or copying them. So a lookup costs a comparison of the text, not a hash and a copy of it.
  *
@@ -34,22 +43,24 @@ interface Entry<V> {
  * they cost at most that many comparisons, and push out only each other.
  */
 export class PartsMap<V> {
-  private readonly buckets = new Map<number, Entry<V>[]>()
-  /** Every entry, least recently used first (a Map keeps insertion order). */
-  private readonly recency = new Map<Entry<V>, true>()
+  private readonly buckets = new Map<number | string, Entry<V>[]>()
+  /** Every entry, oldest first (a Map keeps insertion order), evicted by second chance. */
+  private readonly recency = new Map<Entry<V>, Entry<V>>()
   private usedChars = 0
   private readonly largestEntry: number
 
-  constructor(private readonly maxChars: number) {
+  constructor(
+    private readonly maxChars: number,
+    private readonly bucketKey: BucketKey = sampledFingerprint,
+  ) {
     this.largestEntry = Math.floor(maxChars / 4)
   }
 
-  /** The value kept for the text made of `parts` (and marks it most recently used), or undefined. */
+  /** The value kept for the text made of `parts` (and marks it used), or undefined. */
   get(parts: readonly string[]): V | undefined {
-    const entry = this.find(fingerprintOf(parts), parts)
+    const entry = this.find(this.bucketKey(parts), parts)
     if (entry === undefined) return undefined
-    this.recency.delete(entry)
-    this.recency.set(entry, true)
+    entry.used = true
     return entry.value
   }
 
@@ -59,7 +70,7 @@ export class PartsMap<V> {
     for (const part of parts) length += part.length
     const size = length + valueChars
     if (size > this.largestEntry) return
-    const fingerprint = fingerprintOf(parts)
+    const fingerprint = this.bucketKey(parts)
     if (this.find(fingerprint, parts) !== undefined) return
     let bucket = this.buckets.get(fingerprint)
     if (bucket === undefined) {
@@ -69,14 +80,11 @@ export class PartsMap<V> {
       this.drop(bucket[0]!)
     }
     // The parts are copied into a list of their own: the caller's list may change; its strings cannot.
-    const entry: Entry<V> = { fingerprint, parts: parts.slice(), size, value }
+    const entry: Entry<V> = { fingerprint, parts: parts.slice(), size, value, used: false }
     bucket.push(entry)
-    this.recency.set(entry, true)
+    this.recency.set(entry, entry)
     this.usedChars += size
-    for (const oldest of this.recency.keys()) {
-      if (this.usedChars <= this.maxChars) break
-      this.drop(oldest)
-    }
+    evictUntil(this.recency, () => this.usedChars <= this.maxChars, (oldest) => this.drop(oldest))
   }
 
   /** How many entries and characters it holds. */
@@ -84,7 +92,7 @@ export class PartsMap<V> {
     return { entries: this.recency.size, chars: this.usedChars }
   }
 
-  private find(fingerprint: number, parts: readonly string[]): Entry<V> | undefined {
+  private find(fingerprint: number | string, parts: readonly string[]): Entry<V> | undefined {
     const bucket = this.buckets.get(fingerprint)
     if (bucket === undefined) return undefined
     for (const entry of bucket) if (sameParts(entry.parts, parts)) return entry
@@ -112,7 +120,7 @@ function sameParts(a: readonly string[], b: readonly string[]): boolean {
  * Each part's length and SAMPLES_PER_PART of its characters, mixed into 32 bits one by one (mix32):
  * constant work per part, whatever its length, and a number for a key (no string to build or hash).
  */
-function fingerprintOf(parts: readonly string[]): number {
+export function sampledFingerprint(parts: readonly string[]): number {
   let hash = parts.length
   for (const part of parts) {
     const length = part.length
@@ -125,3 +133,17 @@ function fingerprintOf(parts: readonly string[]): number {
 }
 
 const mix = (hash: number, value: number): number => mix32(hash + value)
+
+/**
+ * The longest part (the first of equal length), as the bucket's key. V8 keeps a string's hash in
+ * the string once it has computed it, so when the long part is the same string object on every
+ * lookup (a remembered message's text, a cached rendering) the lookup reads no character of it;
+ * a new string of equal text is hashed once (all of it up to 16,383 characters, only its length
+ * past that) and then compared. Not for parts sliced anew from each request's body: every lookup
+ * would hash the text in full.
+ */
+export function longestPart(parts: readonly string[]): string {
+  let longest = ''
+  for (const part of parts) if (part.length > longest.length) longest = part
+  return longest
+}

@@ -105,7 +105,9 @@ describe('PromptCounter', () => {
   it('does not let one huge prompt push out everybody else', () => {
     const counter = new PromptCounter(o200kTokenizer, 2_000)
     counter.count(renderQwen2Prompt([{ role: 'user', content: 'x'.repeat(600) }], []))
-    expect(counter.size.runs).toBe(1) // the default system block only
+    // The default system block and the two short runs (the newline after it, the reply's opening).
+    expect(counter.size.runs).toBe(3)
+    expect(counter.size.chars).toBeLessThan(600)
   })
 
   it('bounds the count without tokenizing what it has not seen, and counts it only when asked', () => {
@@ -121,8 +123,11 @@ describe('PromptCounter', () => {
     const calls = tokenizer.counted.length
     expect(measure.exact()).toBe(exact)
     expect(tokenizer.counted).toHaveLength(calls)
-    // Once cached, the bound is the exact count but for the short runs.
-    expect(counter.measure(pieces).upperBound).toBeLessThan(measure.upperBound!)
+    // Once cached, short runs too, the bounds are the exact count and nothing is tokenized again.
+    const again = counter.measure(pieces)
+    expect([again.lowerBound, again.upperBound, again.uncountedChars]).toEqual([exact, exact, 0])
+    expect(again.exact()).toBe(exact)
+    expect(tokenizer.counted).toHaveLength(calls)
   })
 
   it('has no bound when the tokenizer has none', () => {

@@ -1,12 +1,16 @@
-import { PartsMap } from '../parts-map'
+import { longestPart, PartsMap } from '../parts-map'
 import type { TemplatePiece } from './chat-template'
 import { countInSlices } from './count-in-slices'
 import type { Tokenizer } from './tokenizer'
 
 /** What the cache may hold, in UTF-16 code units of its keys (~2 bytes each): about 8 MB. */
 export const DEFAULT_CACHE_CHARS = 4_000_000
-/** Text runs shorter than this are counted every time: cheaper than keeping them. */
-const SHORTEST_CACHED_RUN = 64
+/**
+ * A run shorter than this is kept as if it were this long: what its entry costs beyond its text.
+ * Short runs are kept too — the newline between two messages is one, 100 times in a long
+ * conversation — since finding one costs less than tokenizing it.
+ */
+const SMALLEST_ENTRY_CHARS = 64
 
 /** A rendered prompt, measured: what is known now, and the exact count on demand. */
 export interface PromptMeasure {
@@ -32,9 +36,10 @@ export interface PromptMeasure {
  * Counts rendered chat-template prompts with one tokenizer, remembering the count of every text
  * run (the text between two special tokens: one message, or a run of tool results) so that a
  * conversation's history is tokenized once, not on every turn. Runs are keyed by their full text,
- * given as the template's pieces (a PartsMap: found by comparing the pieces, never by copying or
- * hashing the client's text, so a history seen before costs a comparison, not a hash per turn),
- * so a hit is the exact count of exactly that text; memory is bounded (least recently used runs
+ * given as the template's pieces (a PartsMap: found by the run's longest piece and proven by
+ * comparing the pieces, never by copying the client's text; the long piece of a remembered message
+ * is the same string object turn after turn, whose hash V8 keeps, so a history seen before costs a
+ * lookup per run, not a hash of its text), so a hit is the exact count of exactly that text; memory is bounded (the runs unused longest
  * are dropped first). The count is a function of the text alone, so one cache serves every
  * organization and session without telling one anything of another's prompts but, as any shared
  * cache does, through its timing.
@@ -50,7 +55,9 @@ export class PromptCounter {
     private readonly tokenizer: Tokenizer,
     maxChars: number = DEFAULT_CACHE_CHARS,
   ) {
-    this.counts = new PartsMap(maxChars)
+    // A run's long part is a message's text or a cached rendering: the same string objects turn
+    // after turn when the gateway remembered the message (http/parsed-parts.ts).
+    this.counts = new PartsMap(maxChars, longestPart)
   }
 
   measure(pieces: readonly TemplatePiece[]): PromptMeasure {
@@ -64,7 +71,7 @@ export class PromptCounter {
         run = []
         return
       }
-      const cached = runLength >= SHORTEST_CACHED_RUN ? this.counts.get(run) : undefined
+      const cached = this.counts.get(run)
       if (cached === undefined) uncounted.push(run)
       else known += cached
       run = []
@@ -120,11 +127,11 @@ export class PromptCounter {
     return { runs: entries, chars }
   }
 
-  /** Keeps a run's count (if the run is worth keeping) and returns it. */
+  /** Keeps a run's count and returns it. */
   private remember(parts: readonly string[], count: number): number {
     let length = 0
     for (const part of parts) length += part.length
-    if (length >= SHORTEST_CACHED_RUN) this.counts.set(parts, count)
+    this.counts.set(parts, count, Math.max(0, SMALLEST_ENTRY_CHARS - length))
     return count
   }
 }

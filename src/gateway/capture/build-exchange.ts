@@ -13,6 +13,7 @@ import type {
   UpstreamExchange,
 } from '../../shared/api/traffic'
 import type { RefusedKey } from '../auth/key-store'
+import type { KnownBytes } from './exchange-store'
 import type { ExchangeRecorder, GenerationFacts, UpstreamRecording } from './exchange-recorder'
 import type { RecordedFrame } from './frame-log'
 import { redactExchange, redactHeaders, redactUrl, secretHint } from './redact-credentials'
@@ -89,6 +90,18 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     upstreamBody: upstream !== undefined && redacted.upstream?.body === upstream.body ? sentBytes : undefined,
   }
   return fitExchange(redacted, maxBytes, { frames: dropped, bytes: droppedBytes, cut: recorder.requestBodyCut }, known)
+}
+
+/**
+ * The bytes of the body sent, when the record keeps it as sent (neither redacted nor cut): what
+ * a store may copy instead of encoding the text. Compared by length first: a redacted or cut body
+ * is another string, and comparing a spliced body's text by content would first copy it whole.
+ */
+export function sentBytesOf(recorder: ExchangeRecorder, exchange: Exchange): KnownBytes | undefined {
+  const sent = recorder.upstream
+  const kept = exchange.upstream?.body
+  if (sent?.bodyChunks === undefined || kept === undefined || kept.length !== sent.body.length || kept !== sent.body) return undefined
+  return { text: kept, bytes: sent.bodyChunks }
 }
 
 function outcomeOf(

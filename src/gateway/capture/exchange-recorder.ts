@@ -39,6 +39,12 @@ export interface UpstreamRecording {
   body: string
   /** The body's UTF-8 size, when the backend handed over its bytes. */
   bodyBytes: number | undefined
+  /**
+   * Those bytes, kept to the end so that the store copies them rather than encoding the text —
+   * which, for a spliced body (a concatenation), would first copy it whole. They are slices of
+   * the client's body, which the record keeps anyway, and the few bytes written anew.
+   */
+  bodyChunks: Buffer | ByteChunks | undefined
   /** Whether those bytes hold a secret the client sent as a credential; undefined when not searched. */
   bodyHoldsSecret: boolean | undefined
   status: number | null
@@ -198,8 +204,8 @@ export class ExchangeRecorder implements UpstreamObserver {
       replica,
       body,
       bodyBytes: bytes?.length,
-      // Searched in its bytes while they are at hand (nothing keeps them): searching the text at
-      // the end would first copy a spliced body whole.
+      bodyChunks: bytes,
+      // Searched in its bytes: searching the text at the end would first copy a spliced body whole.
       bodyHoldsSecret: bytes === undefined ? undefined : bytesHoldSecret(bytes, sentSecrets(this.req.rawHeaders, this.url)),
       status: null,
       rawHeaders: [],

@@ -1,5 +1,15 @@
 import type { Exchange, ExchangeFilter, ExchangeList, ExchangeListQuery } from '../../shared/api/traffic'
 import type { Scope } from './exchange-filter'
+import type { ByteChunks } from '../http/json-chunks'
+
+/**
+ * The UTF-8 bytes of one of an exchange's texts, at hand (the body sent to the model server): a
+ * store may copy them instead of encoding `text`, which is exactly that string of the exchange.
+ */
+export interface KnownBytes {
+  readonly text: string
+  readonly bytes: Buffer | ByteChunks
+}
 
 export interface StoreStats {
   exchanges: number
@@ -13,7 +23,7 @@ export interface StoreStats {
  * (oldest first), and both answer with the same filter semantics (exchange-filter.ts).
  */
 export interface ExchangeStore {
-  add(exchange: Exchange): void
+  add(exchange: Exchange, known?: KnownBytes): void
   /** Newest first; `cursor` continues after the previous page's last row. */
   list(scope: Scope, query: ExchangeListQuery): ExchangeList
   get(scope: Scope, id: string): Exchange | undefined

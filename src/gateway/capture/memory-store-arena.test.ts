@@ -3,6 +3,7 @@ import type { CapturedFrame, Exchange } from '../../shared/api/traffic'
 import { exchangeListQuerySchema } from '../../shared/api/traffic'
 import { ARENA_MIN_CHARS, MemoryStore } from './memory-store'
 import { exchangeFixture } from './test-support/exchange-fixture'
+import { ByteChunks } from '../http/json-chunks'
 
 const owner = { org: 'default', unattributed: true }
 const all = exchangeListQuerySchema.parse({ limit: '500' })
@@ -170,6 +171,30 @@ describe('MemoryStore arena', () => {
     }
     expectExact(store, added)
     expect(store.arenaUse().used).toBeGreaterThan(4_096 * 10)
+  })
+
+  it('copies the bytes of the body sent when they are at hand and ASCII, across slabs, and reads them back exactly', () => {
+    const next = random(5)
+    const store = new MemoryStore({ max_bytes: 400_000, max_exchanges: 100 }, 4_096)
+    const added = new Map<string, Exchange>()
+    for (let i = 0; i < 40; i++) {
+      const ascii = i % 3 !== 2
+      // A spliced body: the text joined with `+` from pieces, the bytes those pieces encoded.
+      const pieces = Array.from({ length: 1 + Math.floor(next() * 4) }, () => (ascii ? 'x'.repeat(Math.floor(next() * 6_000)) + `{"n":${i}}` : text(next, Math.floor(next() * 6_000))))
+      const sent = pieces.reduce((joined, piece) => joined + piece, '')
+      const bytes = new ByteChunks(pieces.map((piece) => Buffer.from(piece)))
+      const base = randomExchange(next)
+      const exchange = { ...base, model_body: sent, upstream: { replica: 'r1', body: sent, status: 200, headers: [], frames: [], response_body: null } }
+      added.set(exchange.id, exchange)
+      // Every third one is not ASCII: its bytes are not one per character, so the text is written.
+      store.add(exchange, { text: sent, bytes })
+    }
+    expectExact(store, added)
+    // Bytes at hand for another text (a body redacted after it was sent) are not used for it.
+    const sent = 'y'.repeat(5_000)
+    const exchange = { ...randomExchange(next), model_body: 'z'.repeat(5_000), upstream: { replica: 'r1', body: 'z'.repeat(5_000), status: 200, headers: [], frames: [], response_body: null } }
+    store.add(exchange, { text: sent, bytes: Buffer.from(sent) })
+    expect(store.get(owner, exchange.id)).toStrictEqual(exchange)
   })
 
   it('searches texts kept in the arena, a stream frame by frame', () => {

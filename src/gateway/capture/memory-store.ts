@@ -1,7 +1,8 @@
 import type { CapturedFrame, Exchange, ExchangeFilter, ExchangeList, ExchangeListQuery, CaptureLimits } from '../../shared/api/traffic'
 import { matchesFilter, matchesText, searchPattern, summaryOf, visibleTo, type Scope } from './exchange-filter'
-import type { ExchangeStore, StoreStats } from './exchange-store'
+import type { ExchangeStore, KnownBytes, StoreStats } from './exchange-store'
 import { SLAB_BYTES, TextArena } from './text-arena'
+import type { ByteChunks } from '../http/json-chunks'
 
 /**
  * Texts of at least this many UTF-16 units go to the arena; shorter ones stay strings, where the
@@ -80,7 +81,7 @@ export class MemoryStore implements ExchangeStore {
     this.arena = new TextArena(limits.max_bytes, () => this.reclaim(), slabBytes)
   }
 
-  add(exchange: Exchange): void {
+  add(exchange: Exchange, known?: KnownBytes): void {
     const position = this.arena.position
     const entry: Entry = { seq: this.nextSeq++, exchange, start: position, end: position, texts: undefined }
     this.entries.push(entry)
@@ -90,7 +91,7 @@ export class MemoryStore implements ExchangeStore {
       this.entries = this.entries.slice(this.first)
       this.first = 0
     }
-    if (this.size > 0) this.store(entry)
+    if (this.size > 0) this.store(entry, known)
   }
 
   list(scope: Scope, query: ExchangeListQuery): ExchangeList {
@@ -179,8 +180,11 @@ export class MemoryStore implements ExchangeStore {
     return true
   }
 
-  /** Move the entry's long texts to the arena, keeping in the entry only where they are. */
-  private store(entry: Entry): void {
+  /**
+   * Move the entry's long texts to the arena, keeping in the entry only where they are. A text
+   * whose bytes are `known` is copied from them when they are ASCII (one byte per character).
+   */
+  private store(entry: Entry, known: KnownBytes | undefined): void {
     const { exchange } = entry
     const { upstream } = exchange
     const texts = [exchange.request.body, exchange.model_body, exchange.response.body, upstream?.body ?? null, upstream?.response_body ?? null]
@@ -193,7 +197,9 @@ export class MemoryStore implements ExchangeStore {
       if (text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS) {
         // The same text twice (the body sent is often the model body) is kept once.
         const same = texts.indexOf(text)
-        span = same < i ? spanAt(spans, same) : this.write(text, isWellFormed)
+        if (same < i) span = spanAt(spans, same)
+        else if (known !== undefined && known.bytes.length === text.length && text.length === known.text.length && text === known.text) span = this.copy(known.bytes, text.length)
+        else span = this.write(text, isWellFormed)
       }
       if (span[0] >= 0) any = true
       spans.push(...span)
@@ -239,6 +245,12 @@ export class MemoryStore implements ExchangeStore {
       return NOT_STORED
     }
     return [position, bytes, text.length]
+  }
+
+  /** Copy the ASCII bytes of a text of `chars` characters to the arena: its span, or NOT_STORED when they do not fit. */
+  private copy(bytes: Buffer | ByteChunks, chars: number): Span {
+    const position = this.arena.position
+    return this.arena.copy(Buffer.isBuffer(bytes) ? [bytes] : bytes.chunks, bytes.length) ? [position, bytes.length, chars] : NOT_STORED
   }
 
   private packFrames(frames: readonly CapturedFrame[]): PackedFrames | undefined {

@@ -76,15 +76,25 @@ export class TextArena {
     // Across a slab boundary (once per slab filled, or a text bigger than a slab): encoded whole,
     // then copied slab by slab.
     const bytes = Buffer.from(text, 'utf8')
-    if (bytes.length > this.capacity - this.used) return undefined
-    for (let done = 0; done < bytes.length; ) {
-      const at = this.head % this.slabBytes
-      const n = Math.min(bytes.length - done, this.slabBytes - at)
-      bytes.copy(this.slabAt(this.head), at, done, done + n)
-      done += n
-      this.head += n
+    return this.copy([bytes], bytes.length) ? bytes.length : undefined
+  }
+
+  /**
+   * Write `bytes` (`length` of them in all, UTF-8) at the head, one chunk after another; false
+   * when the ring cannot hold them even after `reclaim` gave all it could (then nothing is written).
+   */
+  copy(chunks: readonly Buffer[], length: number): boolean {
+    while (length > this.capacity - this.used) if (!this.reclaim()) return false
+    for (const chunk of chunks) {
+      for (let done = 0; done < chunk.length; ) {
+        const at = this.head % this.slabBytes
+        const n = Math.min(chunk.length - done, this.slabBytes - at)
+        chunk.copy(this.slabAt(this.head), at, done, done + n)
+        done += n
+        this.head += n
+      }
     }
-    return bytes.length
+    return true
   }
 
   /**

@@ -25,6 +25,56 @@ export function topLevelMembers(text: string, split?: ReadonlySet<string>, eleme
   nesting.deepest = Math.max(nesting.deepest, 1)
   at = skipSpace(text, at + 1)
   if (text.charCodeAt(at) === CLOSE_BRACE) return members
+  return membersFrom(text, at, members, split, elements, nesting)
+}
+
+/**
+ * The rest of `topLevelMembers`' scan for a text that continues a known beginning: `text` starts
+ * right after an element of the top-level array member `name` (whatever follows: more elements,
+ * the array's end, more members). The spans are of `text`: `elements` gets the array's further
+ * elements under `name`, and those of other arrays named in `split`, as `topLevelMembers` finds
+ * them; the members after the array are returned with the array's end (`arrayEnd`). Undefined
+ * when the text does not go on as such a body would, or when a name holds an escape.
+ */
+export function membersAfterElement(
+  text: string,
+  name: string,
+  split: ReadonlySet<string>,
+  elements: Map<string, Span[]>,
+  nesting: Nesting,
+): { arrayEnd: number; members: Map<string, Span> } | undefined {
+  const rest: Span[] = []
+  let at = skipSpace(text, 0)
+  for (;;) {
+    const next = text.charCodeAt(at)
+    if (next === CLOSE_BRACKET) break
+    if (next !== COMMA) return undefined
+    at = skipSpace(text, at + 1)
+    const end = valueEnd(text, at, 2, nesting)
+    if (end === -1) return undefined
+    rest.push({ start: at, end })
+    at = skipSpace(text, end)
+  }
+  elements.set(name, rest)
+  const arrayEnd = at + 1
+  const members = new Map<string, Span>()
+  at = skipSpace(text, arrayEnd)
+  const next = text.charCodeAt(at)
+  if (next === CLOSE_BRACE) return { arrayEnd, members }
+  if (next !== COMMA) return undefined
+  const found = membersFrom(text, skipSpace(text, at + 1), members, split, elements, nesting)
+  return found === undefined ? undefined : { arrayEnd, members: found }
+}
+
+/** The members from `at` (where a member's name opens) to the object's end, added to `members`. */
+function membersFrom(
+  text: string,
+  at: number,
+  members: Map<string, Span>,
+  split: ReadonlySet<string> | undefined,
+  elements: Map<string, Span[]> | undefined,
+  nesting: Nesting,
+): Map<string, Span> | undefined {
   for (;;) {
     if (text.charCodeAt(at) !== QUOTE) return undefined
     const close = closingQuote(text, at)

@@ -10,6 +10,8 @@ export interface ClientBody {
   readonly value: unknown
   readonly text: string
   readonly raw: Buffer
+  /** Whether `raw` is ASCII, when the reader found out: then its offsets are `text`'s. */
+  readonly ascii?: boolean | undefined
   /** Where its top-level members are in `text`, when reading it found them already. */
   readonly members?: Map<string, Span> | undefined
 }
@@ -45,7 +47,8 @@ const membersOf = new WeakMap<ClientBody, Map<string, Span> | null>()
 export function sentAsIs(source: ClientBody, name: string, value: unknown): Span | undefined {
   let members = membersOf.get(source)
   if (members === undefined) {
-    members = source.raw.length === source.text.length && isAscii(source.raw) ? (source.members ?? topLevelMembers(source.text) ?? null) : null
+    const ascii = source.ascii ?? (source.raw.length === source.text.length && isAscii(source.raw))
+    members = ascii ? (source.members ?? topLevelMembers(source.text) ?? null) : null
     membersOf.set(source, members)
   }
   const span = members?.get(name)

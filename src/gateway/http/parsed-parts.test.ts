@@ -10,6 +10,18 @@ const conversation = (turns: number, label = 'turn') => [
   ...Array.from({ length: turns }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: long(`${label} ${i}`) })),
 ]
 
+/** The bytes a text was decoded from, as the body reader hands them over. */
+const bytesOf = (text: string) => {
+  const raw = Buffer.from(text)
+  return { raw, ascii: raw.length === text.length }
+}
+
+/** A body as the reader hands it over: its text and the bytes it was decoded from. */
+const parse = (parts: ParsedParts, body: unknown, scope: string) => {
+  const text = JSON.stringify(body)
+  return parts.parse(text, scope, bytesOf(text))
+}
+
 describe('ParsedParts', () => {
   it('gives what JSON.parse gives, for any body, spacing and history, parsed once or again', () => {
     const parts = new ParsedParts()
@@ -45,7 +57,7 @@ describe('ParsedParts', () => {
   it('refuses what JSON.parse refuses, with its own message about the whole body', () => {
     const good = JSON.stringify({ messages: conversation(3) })
     const parts = new ParsedParts()
-    parts.parse(good, 'o')
+    parts.parse(good, 'o', bytesOf(good))
     for (const bad of [good.replace('"assistant"', 'assistant'), good.slice(0, -1), good.replace('"content"', '"content" x'), good + ',']) {
       let expected: unknown
       try {
@@ -54,7 +66,7 @@ describe('ParsedParts', () => {
         expected = error
       }
       expect(expected).toBeInstanceOf(SyntaxError)
-      expect(() => parts.parse(bad, 'o')).toThrow((expected as Error).message)
+      expect(() => parts.parse(bad, 'o', bytesOf(bad))).toThrow((expected as Error).message)
     }
   })
 
@@ -64,8 +76,8 @@ describe('ParsedParts', () => {
       const nested = '['.repeat(depth) + ']'.repeat(depth)
       const history = JSON.stringify(conversation(2))
       for (const text of [`{"messages":[${nested},${history.slice(1)}}`, `{"messages":${history},"extra":${nested}}`, `{"messages":[{"role":"user","content":${nested}},${history.slice(1)}}`]) {
-        if (jsonNestsDeeperThan(text)) expect(() => parts.parse(text, 'o')).toThrow(TooDeep)
-        else expect(parts.parse(text, 'o').value).toEqual(JSON.parse(text))
+        if (jsonNestsDeeperThan(text)) expect(() => parts.parse(text, 'o', bytesOf(text))).toThrow(TooDeep)
+        else expect(parts.parse(text, 'o', bytesOf(text)).value).toEqual(JSON.parse(text))
       }
     }
   })
@@ -113,5 +125,60 @@ describe('ParsedParts', () => {
     const text = JSON.stringify({ messages: conversation(3) })
     expect(none.parse(text, 'o').value).toEqual(JSON.parse(text))
     expect(Object.isFrozen((none.parse(text, 'o').value as { messages: object[] }).messages[0])).toBe(false)
+  })
+
+  it('continues a conversation from where the last body of the scope ended, as JSON.parse reads every body', () => {
+    const short = fc.record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: fc.string({ maxLength: 20 }) })
+    const message = fc.oneof(short, short.map((m) => ({ ...m, content: long(m.content) })), fc.jsonValue({ maxDepth: 2 }))
+    // What a client sends after the conversation: members that change from turn to turn, some of them named again.
+    const trailing = fc.dictionary(fc.constantFrom('model', 'tools', 'stream', 'temperature', 'system', 'messages', 'input'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
+    const step = fc.record({ added: fc.array(message, { maxLength: 3 }), trailing, edit: fc.boolean(), space: fc.constantFrom(undefined, 1), cut: fc.nat(40) })
+    fc.assert(
+      fc.property(fc.constantFrom('messages', 'input'), fc.array(step, { minLength: 1, maxLength: 6 }), (name, steps) => {
+        const parts = new ParsedParts()
+        let history: unknown[] = conversation(1)
+        for (const { added, trailing, edit, space, cut } of steps) {
+          history = [...history, ...added]
+          if (edit && history.length > 2) history = history.map((m, i) => (i === 1 ? { role: 'user', content: long('edited') } : m))
+          const text = JSON.stringify({ model: 'm', [name]: history, ...trailing }, null, space)
+          // Now and then a body cut short, which is refused as JSON.parse refuses it.
+          const sent = cut === 0 ? text.slice(0, -2) : text
+          let expected: unknown
+          try {
+            expected = JSON.parse(sent)
+          } catch (error) {
+            expect(() => parts.parse(sent, 'o', bytesOf(sent))).toThrow((error as Error).message)
+            continue
+          }
+          const { value, members } = parts.parse(sent, 'o', bytesOf(sent))
+          expect(value).toEqual(expected)
+          for (const [member, span] of members ?? []) expect(JSON.parse(sent.slice(span.start, span.end))).toEqual((expected as Record<string, unknown>)[member])
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('hands the next turn the very elements of the last, short ones too, frozen, in its own scope only', () => {
+    const parts = new ParsedParts()
+    const shortTurn = (i: number) => ({ role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'read', arguments: '{}' } }] })
+    const history = [...conversation(1), shortTurn(0)]
+    const first = parse(parts, { model: 'm', messages: history, tools: [] }, 'org-a').value as { messages: object[] }
+    const next = parse(parts, { model: 'm', messages: [...history, shortTurn(1)], tools: [] }, 'org-a').value as { messages: object[] }
+    expect(next.messages[2]).toBe(first.messages[2])
+    expect(Object.isFrozen(next.messages[3])).toBe(true)
+    const third = parse(parts, { model: 'm', messages: [...history, shortTurn(1), shortTurn(2)], tools: [] }, 'org-a').value as { messages: object[] }
+    expect(third.messages[3]).toBe(next.messages[3])
+    // Another conversation parsed whole in between, and then continued itself.
+    const other = [...conversation(1, 'other'), shortTurn(9)]
+    const otherFirst = parse(parts, { model: 'm', messages: other }, 'org-c').value as { messages: object[] }
+    const another = [...conversation(1, 'another'), shortTurn(8)]
+    const anotherFirst = parse(parts, { model: 'm', messages: another }, 'org-c').value as { messages: object[] }
+    const anotherNext = parse(parts, { model: 'm', messages: [...another, shortTurn(10)] }, 'org-c').value as { messages: object[] }
+    expect(anotherNext.messages[2]).toBe(anotherFirst.messages[2])
+    expect(otherFirst.messages[2]).not.toBe(anotherNext.messages[2])
+    const elsewhere = parse(parts, { model: 'm', messages: [...history, shortTurn(1)], tools: [] }, 'org-b').value as { messages: object[] }
+    expect(elsewhere.messages).toEqual(next.messages)
+    expect(elsewhere.messages[2]).not.toBe(next.messages[2])
   })
 })

@@ -1,5 +1,7 @@
+import { CLOSE_BRACE, CLOSE_BRACKET, QUOTE } from './json-char-codes'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth'
-import { topLevelMembers, type Span } from './json-members'
+import { membersAfterElement, topLevelMembers, type Span } from './json-members'
+import { Beginnings, type Beginning, type PendingBeginning, type Placed } from './known-beginnings'
 import { deepFreeze } from '../../shared/api/element-results'
 import { PartsMap } from '../parts-map'
 
@@ -9,6 +11,67 @@ import { PartsMap } from '../parts-map'
  * blocks (Messages).
  */
 const HISTORY_MEMBERS: ReadonlySet<string> = new Set(['messages', 'input', 'tools', 'system'])
+/** How many of a beginning's last bytes are compared before all of it. */
+const NEAR_END_BYTES = 64
+
+/** A body's bytes as read, and whether they are ASCII (one byte per character of its text). */
+export interface BodyBytes {
+  readonly raw: Buffer
+  readonly ascii: boolean
+}
+
+/**
+ * Whether the element ending at `end` ends with a closing bracket, brace or quote, so that what
+ * follows cannot change where it ends (a number could go on).
+ */
+function endsElement(text: string, end: number): boolean {
+  const last = text.charCodeAt(end - 1)
+  return last === CLOSE_BRACE || last === CLOSE_BRACKET || last === QUOTE
+}
+
+/** `beginning` with `elements` (the conversation's next ones) frozen and written as placeholders after it. */
+function extended<T extends Omit<Beginning, 'raw' | 'byteEnd' | 'chars'>>(beginning: T, elements: readonly unknown[]): T {
+  const placed = [...beginning.placed]
+  let composed = beginning.composed
+  elements.forEach((element, i) => {
+    const index = beginning.count + i
+    placed.push({ name: beginning.name, index, value: shared(element) })
+    composed += index === 0 ? '0' : ',0'
+  })
+  return { ...beginning, placed, composed, count: beginning.count + elements.length }
+}
+
+/**
+ * Whether `raw` begins with `beginning` and goes on after it. The last bytes first: a body of
+ * another conversation (or the same prompt with another question) differs there, and is told
+ * apart without comparing all that came before.
+ */
+function begins(raw: Buffer, beginning: Pick<Beginning, 'raw' | 'byteEnd'>): boolean {
+  const end = beginning.byteEnd
+  if (raw.length <= end) return false
+  const near = Math.max(0, end - NEAR_END_BYTES)
+  return beginning.raw.compare(raw, near, end, near, end) === 0 && beginning.raw.compare(raw, 0, near, 0, near) === 0
+}
+
+/** Of those, the ones that hold the conversation itself, which a client extends turn after turn. */
+const CONVERSATION_MEMBERS: ReadonlySet<string> = new Set(['messages', 'input'])
+
+/** One history array's elements to look for among the remembered: the first is element `first`; `at` orders the arrays. */
+interface ArrayPart {
+  readonly name: string
+  readonly spans: readonly Span[]
+  readonly first: number
+  readonly at: number
+}
+
+/** A body composed for one parse, and what it leaves to put in place and to remember. */
+interface Composed {
+  composed: string
+  placed: readonly Placed[]
+  fresh: readonly { name: string; index: number; piece: string }[]
+  /** The composition up to the conversation's opening bracket, when asked for. */
+  before: { composed: string; placed: Placed[] } | undefined
+}
 
 /** Bodies shorter than this are parsed whole: looking for known parts costs more than parsing them. */
 export const SHORTEST_SPLIT_BODY_CHARS = 8_192
@@ -27,20 +90,25 @@ export const REMEMBERED_CHARS_BUDGET = 16 * 1024 * 1024
  * Parses request bodies, remembering the parsed elements of their history arrays: an agent sends
  * its whole conversation on every turn, and the part sent before is found here by comparing text
  * (native, no hash) instead of being parsed again, so a turn costs a scan of the body plus the
- * parse of what is new. The value is exactly what `JSON.parse` gives for the body, except that
- * remembered elements are shared between requests and so deep-frozen: the gateway reads requests,
- * it never changes them in place, and a stage that tried would fail loudly instead of changing
- * another request.
+ * parse of what is new. More still when the body begins as the scope's last one did, up to the end
+ * of its conversation (known-beginnings.ts): an agent's next turn is its last body with messages
+ * added, so those bytes are compared and only what follows them is scanned and parsed. The value
+ * is exactly what `JSON.parse` gives for the body, except that remembered elements (and, once a
+ * body continues a conversation, all of its elements) are shared between requests and so
+ * deep-frozen: the gateway reads requests, it never changes them in place, and a stage that tried
+ * would fail loudly instead of changing another request.
  *
- * Elements are remembered per scope (the caller's organization): a hit is faster than a miss, so
- * sharing them across organizations would tell one whether another sent a text.
+ * Elements and beginnings are kept per scope (the caller's organization): a hit is faster than a
+ * miss, so sharing them across organizations would tell one whether another sent a text.
  */
 export class ParsedParts {
   /** Keyed by [scope, element text]; a hit is proven by comparing the text (parts-map.ts). */
   private readonly remembered: PartsMap<unknown>
+  private readonly beginnings: Beginnings
 
   constructor(private readonly budgetChars: number = REMEMBERED_CHARS_BUDGET) {
     this.remembered = new PartsMap(budgetChars)
+    this.beginnings = new Beginnings(budgetChars)
   }
 
   /**
@@ -48,8 +116,22 @@ export class ParsedParts {
    * top-level members when they were found on the way. Throws `JSON.parse`'s SyntaxError for
    * text that is not JSON, and a `TooDeep` for nesting past `MAX_JSON_DEPTH`.
    */
-  parse(text: string, scope: string): { value: unknown; members: Map<string, Span> | undefined } {
+  parse(text: string, scope: string, bytes?: BodyBytes): { value: unknown; members: Map<string, Span> | undefined } {
     if (this.budgetChars === 0 || text.length < SHORTEST_SPLIT_BODY_CHARS) return { value: parseChecked(text, MAX_JSON_DEPTH), members: undefined }
+    if (bytes !== undefined) {
+      for (const beginning of this.beginnings.made(scope)) {
+        if (text.length <= beginning.chars || !begins(bytes.raw, beginning)) continue
+        const continued = this.continueFrom(text, bytes.raw, beginning, scope, beginning)
+        if (continued !== undefined) return continued
+      }
+      const pending = this.beginnings.pending(scope)
+      if (pending !== undefined && text.length > pending.chars && begins(bytes.raw, pending)) {
+        const { elements, members, conversationStart, ...place } = pending
+        const before = new Map([...members].filter(([, span]) => span.end <= conversationStart))
+        const continued = this.continueFrom(text, bytes.raw, extended({ ...place, members: before, conversationStart, count: 0 }, elements), scope, pending)
+        if (continued !== undefined) return continued
+      }
+    }
     const elements = new Map<string, Span[]>()
     const nesting = { deepest: 0 }
     const members = topLevelMembers(text, HISTORY_MEMBERS, elements, nesting)
@@ -58,8 +140,13 @@ export class ParsedParts {
     if (nesting.deepest > MAX_JSON_DEPTH) throw new TooDeep()
     const split = [...elements].filter(([name]) => spanLength(members.get(name)) >= SHORTEST_REMEMBERED_CHARS)
     if (split.length === 0) return { value: JSON.parse(text) as unknown, members }
+    const arrays = split.map(([name, spans]) => ({ name, spans, first: 0, at: members.get(name)!.start })).sort((a, b) => a.at - b.at)
+    const conversation = arrays.find((array) => CONVERSATION_MEMBERS.has(array.name) && array.spans.length > 0)
     try {
-      return { value: this.split(text, members, split, scope), members }
+      const composed = this.compose(text, 0, arrays, scope, '', [], conversation)
+      const value = this.parseComposed(composed, scope)
+      if (bytes !== undefined && conversation !== undefined && composed.before !== undefined) this.pend(text, bytes, value, scope, conversation, composed.before, members, nesting.deepest)
+      return { value, members }
     } catch (error) {
       // A piece that is not JSON: the whole body's parse says what is wrong where, as it would have.
       if (!(error instanceof SyntaxError)) throw error
@@ -68,39 +155,103 @@ export class ParsedParts {
   }
 
   /**
-   * One parse of the body with each remembered element written as `0`, then the remembered
-   * values put in their places; the long elements that were not remembered are frozen and
-   * remembered from that same parse.
+   * The body that begins with a known beginning, parsed from what follows it: undefined when
+   * what follows does not read as the rest of such a body (then the whole body is parsed, which
+   * refuses it as it would have), or names again a member of the beginning.
    */
-  private split(text: string, members: Map<string, Span>, split: [string, Span[]][], scope: string): unknown {
-    const arrays = split.map(([name, elements]) => ({ name, elements, span: members.get(name)! })).sort((a, b) => a.span.start - b.span.start)
-    const found: { name: string; index: number; value: unknown }[] = []
+  private continueFrom(text: string, raw: Buffer, beginning: Beginning, scope: string, replaced: Beginning | PendingBeginning): { value: unknown; members: Map<string, Span> } | undefined {
+    const offset = beginning.chars
+    const tail = text.slice(offset)
+    const elements = new Map<string, Span[]>()
+    const nesting = { deepest: beginning.deepest }
+    const after = membersAfterElement(tail, beginning.name, HISTORY_MEMBERS, elements, nesting)
+    if (after === undefined) return undefined
+    // A member of the beginning written again: its last value is the body's, not the one placed.
+    for (const name of after.members.keys()) if (name === beginning.name || beginning.members.has(name)) return undefined
+    if (nesting.deepest > MAX_JSON_DEPTH) throw new TooDeep()
+    const arrays = [...elements].map(([name, spans]) => ({ name, spans, first: name === beginning.name ? beginning.count : 0, at: spans[0]?.start ?? 0 })).sort((a, b) => a.at - b.at)
+    let value: Record<string, unknown[]>
+    try {
+      value = this.parseComposed(this.compose(tail, offset, arrays, scope, beginning.composed, beginning.placed, undefined), scope)
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error
+      return undefined
+    }
+    const members = new Map(beginning.members)
+    members.set(beginning.name, { start: beginning.conversationStart, end: offset + after.arrayEnd })
+    for (const [name, span] of after.members) members.set(name, { start: offset + span.start, end: offset + span.end })
+    const added = elements.get(beginning.name) ?? []
+    const end = offset + (added.at(-1)?.end ?? 0)
+    const conversation = value[beginning.name]
+    if (added.length === 0) {
+      // The same conversation with other members after it: the beginning stays as it is.
+      if (replaced !== beginning) this.beginnings.keep(scope, beginning, raw.length + beginning.composed.length, replaced)
+    } else if (Array.isArray(conversation) && endsElement(text, end)) {
+      const next = extended(beginning, conversation.slice(beginning.count))
+      const byteEnd = beginning.byteEnd + Buffer.byteLength(text.slice(offset, end))
+      this.beginnings.keep(scope, { ...next, raw, byteEnd, chars: end }, raw.length + next.composed.length, replaced)
+    }
+    return { value, members }
+  }
+
+  /**
+   * `text` composed for one parse: each remembered element of `arrays` (spans of `text`, whose
+   * first is element `first` of its member) written as `0`, after `composed` (a beginning's, whose
+   * placeholders are `placed`). With `conversation`, also the composition up to that array's
+   * opening bracket: the beginning the next body of the scope may continue.
+   */
+  private compose(text: string, offset: number, arrays: readonly ArrayPart[], scope: string, composed: string, placed: readonly Placed[], conversation: ArrayPart | undefined): Composed {
+    const found: Placed[] = [...placed]
     const fresh: { name: string; index: number; piece: string }[] = []
-    let composed = ''
+    let before: Composed['before']
     let from = 0
-    for (const { name, elements } of arrays) {
-      for (const [index, { start, end }] of elements.entries()) {
+    for (const array of arrays) {
+      if (array === conversation) before = { composed: composed + text.slice(from, array.at - offset + 1), placed: [...found] }
+      for (const [i, { start, end }] of array.spans.entries()) {
         if (end - start < SHORTEST_REMEMBERED_CHARS) continue
         const piece = text.slice(start, end)
         const known = this.remembered.get([scope, piece])
+        const index = array.first + i
         if (known === undefined) {
-          fresh.push({ name, index, piece })
+          fresh.push({ name: array.name, index, piece })
           continue
         }
-        found.push({ name, index, value: known })
+        found.push({ name: array.name, index, value: known })
         composed += text.slice(from, start) + '0'
         from = end
       }
     }
-    const value = JSON.parse(found.length === 0 ? text : composed + text.slice(from)) as Record<string, unknown[]>
-    for (const { name, index, value: known } of found) value[name]![index] = known
+    return { composed: from === 0 ? composed + text : composed + text.slice(from), placed: found, fresh, before }
+  }
+
+  /**
+   * One parse of the composed body, then the remembered values put in their places; the long
+   * elements that were not remembered are frozen and remembered from that same parse.
+   */
+  private parseComposed({ composed, placed, fresh }: Composed, scope: string): Record<string, unknown[]> {
+    const value = JSON.parse(composed) as Record<string, unknown[]>
+    for (const { name, index, value: known } of placed) value[name]![index] = known
     for (const { name, index, piece } of fresh) {
-      const element = deepFreeze(value[name]![index])
-      if (typeof element === 'object' && element !== null) remembered.add(element)
+      const element = shared(value[name]![index])
       // A copy of its own (flattened from a concatenation): the slice would keep the whole body alive.
       this.remembered.set([scope, (' ' + piece).slice(1)], element, piece.length)
     }
     return value
+  }
+
+  /**
+   * Leave what the next body of this scope may begin with: this one up to the end of its
+   * conversation's last element, as parsed (pending: made only when a body continues it).
+   */
+  private pend(text: string, { raw, ascii }: BodyBytes, value: Record<string, unknown[]>, scope: string, conversation: ArrayPart, before: { composed: string; placed: Placed[] }, members: Map<string, Span>, deepest: number): void {
+    const elements = value[conversation.name]
+    const end = conversation.spans.at(-1)!.end
+    if (!Array.isArray(elements) || !endsElement(text, end)) return
+    // One byte per character when the bytes are ASCII; else the text's own UTF-8 length (the bytes
+    // end with the element's ASCII closing character, so no invalid sequence runs past them).
+    const byteEnd = ascii ? end : Buffer.byteLength(text.slice(0, end))
+    const pending = { name: conversation.name, composed: before.composed, placed: before.placed, members, conversationStart: conversation.at, deepest, raw, byteEnd, chars: end, elements: elements.slice() }
+    this.beginnings.pend(scope, pending, raw.length)
   }
 
   /** How many characters are remembered, values counted (for tests and the budget). */
@@ -128,3 +279,10 @@ const spanLength = (span: Span | undefined): number => (span === undefined ? 0 :
 export const isRememberedElement = (value: unknown): boolean => remembered.has(value as object)
 
 const remembered = new WeakSet<object>()
+
+/** An element handed to more than one request of its scope: deep-frozen, and known as such. */
+function shared<T>(element: T): T {
+  const frozen = deepFreeze(element)
+  if (typeof frozen === 'object' && frozen !== null) remembered.add(frozen)
+  return frozen
+}

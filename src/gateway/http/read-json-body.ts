@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer'
 import type { IncomingMessage } from 'node:http'
 import { GatewayError, invalidRequest } from '../errors'
 import { recorderOf } from '../capture/exchange-recorder'
@@ -53,9 +54,11 @@ export async function readJsonBody(req: IncomingMessage, limit: number, known: K
   if (large) await yieldToEventLoop()
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
   try {
-    const { value, members } = known.parts.parse(text, known.scope)
+    // One byte per character: the bytes are the text's, offset for offset (an invalid byte decodes to one character of three bytes).
+    const ascii = raw.length === text.length && isAscii(raw)
+    const { value, members } = known.parts.parse(text, known.scope, { raw, ascii })
     if (large) await yieldToEventLoop()
-    return { value, text, raw, members }
+    return { value, text, raw, ascii, members }
   } catch (error) {
     if (error instanceof TooDeep) {
       throw invalidRequest(`The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep, which the gateway does not accept.`, null, 'invalid_json')

@@ -1,0 +1,143 @@
+import type { Span } from './json-members'
+
+/** A placeholder's value: element `index` of member `name`. */
+export interface Placed {
+  readonly name: string
+  readonly index: number
+  readonly value: unknown
+}
+
+/** Where a body's conversation is, and what comes before it, composed: what a beginning is made from. */
+export interface ConversationPlace {
+  /** The conversation's member: `messages` or `input`. */
+  readonly name: string
+  /** The body up to the conversation's opening bracket, composed for `JSON.parse` (earlier remembered elements as `0`). */
+  readonly composed: string
+  /** The value of each `0` in `composed`, in order. */
+  readonly placed: readonly Placed[]
+  /** The members that end before the conversation starts (and, of a pending beginning, any others). */
+  readonly members: ReadonlyMap<string, Span>
+  /** Where the conversation's array opens. */
+  readonly conversationStart: number
+  /** How deep the body nested (a bound of the beginning's own depth that never exceeds the limit). */
+  readonly deepest: number
+}
+
+/**
+ * What one body left for the next body of its scope, which an agent makes by appending to the
+ * conversation: its bytes up to the end of the conversation's last element, and that part
+ * composed for `JSON.parse` with every element of the conversation (and each remembered element
+ * before it) written as `0`. A body that begins with the same bytes costs a comparison of them,
+ * and only what follows is scanned and parsed.
+ */
+export interface Beginning extends ConversationPlace {
+  /**
+   * The earlier body's bytes, of which the first `byteEnd` (up to the end of its conversation's
+   * last element) are compared with the next body's (native, and kept off V8's heap, where a
+   * kept text would be copied by young collections and then collected by a full one).
+   */
+  readonly raw: Buffer
+  readonly byteEnd: number
+  /** Those bytes' text length: where the text that follows starts. */
+  readonly chars: number
+  /** How many elements of the conversation it holds. */
+  readonly count: number
+}
+
+/**
+ * A beginning not made yet: the body it comes from was parsed whole, and most such bodies are
+ * never continued (a prompt sent again with another last message). Its elements, as parsed, are
+ * frozen and written as placeholders only once a body continues it.
+ */
+export interface PendingBeginning extends Omit<Beginning, 'count'> {
+  readonly elements: readonly unknown[]
+}
+
+/** How many made beginnings one scope keeps: an organization may run a few agents at once. */
+const PER_SCOPE = 4
+
+interface ScopeBeginnings {
+  made: Beginning[]
+  pending: PendingBeginning | undefined
+}
+
+/**
+ * Each scope's latest beginnings (made ones newest first, and the latest body parsed whole as a
+ * pending one), within a budget (each counted by the bytes of the body it was cut from, which its
+ * bytes keep alive, and its composition), oldest first out.
+ */
+export class Beginnings {
+  private readonly byScope = new Map<string, ScopeBeginnings>()
+  /** Every beginning kept, oldest first, with its scope and size. */
+  private readonly order = new Map<Beginning | PendingBeginning, { scope: string; size: number }>()
+  private usedChars = 0
+
+  constructor(private readonly maxChars: number) {}
+
+  made(scope: string): readonly Beginning[] {
+    return this.byScope.get(scope)?.made ?? []
+  }
+
+  pending(scope: string): PendingBeginning | undefined {
+    return this.byScope.get(scope)?.pending
+  }
+
+  /**
+   * Keep `beginning` as the newest of its scope (`size`: the characters it holds), in place of
+   * `replaced` (the one it continues, or the pending one it was made from).
+   */
+  keep(scope: string, beginning: Beginning, size: number, replaced?: Beginning | PendingBeginning): void {
+    if (replaced !== undefined) this.drop(replaced)
+    if (size > this.maxChars / 4) return
+    const kept = this.scope(scope)
+    kept.made.unshift(beginning)
+    this.add(scope, beginning, size)
+    while (kept.made.length > PER_SCOPE) this.drop(kept.made.at(-1)!)
+    this.fit()
+  }
+
+  /** Keep `pending` as its scope's pending beginning, in place of the one before. */
+  pend(scope: string, pending: PendingBeginning, size: number): void {
+    const before = this.byScope.get(scope)?.pending
+    if (before !== undefined) this.drop(before)
+    if (size > this.maxChars / 4) return
+    const kept = this.scope(scope)
+    kept.pending = pending
+    this.add(scope, pending, size)
+    this.fit()
+  }
+
+  private scope(scope: string): ScopeBeginnings {
+    let kept = this.byScope.get(scope)
+    if (kept === undefined) {
+      kept = { made: [], pending: undefined }
+      this.byScope.set(scope, kept)
+    }
+    return kept
+  }
+
+  private add(scope: string, beginning: Beginning | PendingBeginning, size: number): void {
+    this.order.set(beginning, { scope, size })
+    this.usedChars += size
+  }
+
+  private fit(): void {
+    for (const [oldest] of this.order) {
+      if (this.usedChars <= this.maxChars) break
+      this.drop(oldest)
+    }
+  }
+
+  private drop(beginning: Beginning | PendingBeginning): void {
+    const entry = this.order.get(beginning)
+    if (entry === undefined) return
+    this.order.delete(beginning)
+    this.usedChars -= entry.size
+    const kept = this.byScope.get(entry.scope)
+    if (kept === undefined) return
+    if (kept.pending === beginning) kept.pending = undefined
+    const at = kept.made.indexOf(beginning as Beginning)
+    if (at !== -1) kept.made.splice(at, 1)
+    if (kept.made.length === 0 && kept.pending === undefined) this.byScope.delete(entry.scope)
+  }
+}

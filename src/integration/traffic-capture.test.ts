@@ -46,6 +46,19 @@ async function captured(target: TestGateway, id: string, stream: LiveTraffic = l
   return trafficClient(target.url, target.ownerKey).exchange(ended.exchange.id)
 }
 
+/** Posts a chat completion body as it is written, with the key, and waits for its exchange to be captured. */
+async function postCaptured(body: string, key: string, live: LiveTraffic): Promise<Exchange> {
+  const id = requestId()
+  const response = await fetch(`${upstream.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': id },
+    body,
+  })
+  expect(response.status).toBe(200)
+  await response.text()
+  return captured(upstream, id, live)
+}
+
 const replyText = (exchange: Exchange) => exchange.response.frames.map((frame) => frame.raw).join('')
 
 describe('capture with real clients', () => {
@@ -349,20 +362,37 @@ describe('capture of an upstream deployment', () => {
       const escaped = `\\u00${key.charCodeAt(0).toString(16)}${key.slice(1)}`
       const cases = [`"messages":[{"role":"system","content":"${long} ${key}"},{"role":"user","content":"${long}"}]`, `"messages":[{"role":"system","content":"${long}"},{"role":"user","content":"${long}"}],"stop":["${escaped}"]`]
       for (const members of cases) {
-        const id = requestId()
-        const body = `{"model":"${DEFAULT_MODEL_ID}",${members}}`
-        const response = await fetch(`${upstream.url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': id },
-          body,
-        })
-        expect(response.status).toBe(200)
-        await response.text()
-        const exchange = await captured(upstream, id, upstreamLive)
+        const exchange = await postCaptured(`{"model":"${DEFAULT_MODEL_ID}",${members}}`, key, upstreamLive)
         expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain(key)
         expect(JSON.stringify(exchange)).not.toContain(key)
         expect(exchange.model_body).toContain(hint)
         expect(exchange.upstream?.body).toBe(exchange.model_body)
+        expect(exchange.size_bytes).toBe(exchangeSize(exchange))
+      }
+    } finally {
+      upstreamLive.close()
+    }
+  })
+
+  it('an agent\'s next turns, read without decoding what they repeat, are kept exactly as sent, a key in a new turn as its hint', async () => {
+    const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
+    try {
+      const key = upstream.ownerKey
+      // Long enough (8 KB and more, ASCII) that each turn is read from where the last one ended.
+      const messages: unknown[] = [{ role: 'system', content: 'You are an agent. '.repeat(600) }, { role: 'user', content: 'Read the files.' }]
+      for (let turn = 0; turn < 4; turn++) {
+        messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${turn}`, type: 'function', function: { name: 'read_file', arguments: `{"path":"f${turn}.ts"}` } }] })
+        messages.push({ role: 'tool', tool_call_id: `call_${turn}`, content: `// f${turn}.ts\n` + 'const x = 1\n'.repeat(150) + (turn === 2 ? `// ${key}\n` : '') })
+        const body = JSON.stringify({ model: DEFAULT_MODEL_ID, messages, tools: [weatherTool], max_tokens: 16, stream: false })
+        const exchange = await postCaptured(body, key, upstreamLive)
+        expect(fake.requests.at(-1)?.body).toMatchObject({ messages: JSON.parse(JSON.stringify(messages)) as unknown[] })
+        if (turn < 2) {
+          expect(exchange.request.body).toBe(body)
+          expect(JSON.parse(exchange.model_body ?? '')).toEqual(fake.requests.at(-1)?.body)
+        } else {
+          expect(JSON.stringify(exchange)).not.toContain(key)
+          expect(exchange.request.body).toBe(body.replaceAll(key, `…${key.slice(-4)} (${key.length} characters)`))
+        }
         expect(exchange.size_bytes).toBe(exchangeSize(exchange))
       }
     } finally {

@@ -50,8 +50,12 @@ export interface GenerationInput {
  * very body string it sent and the very buffers it read (referenced, never copied or re-encoded).
  */
 export interface UpstreamObserver {
-  /** `bytes`: the body as sent, when the backend sends bytes it already has (capture need not measure or copy its text). */
-  sent(replica: string, body: string, bytes?: Buffer | ByteChunks): void
+  /**
+   * `bytes`: the body as sent, when the backend sends bytes it already has (capture need not
+   * measure or copy its text). `body` may be a function that makes the text when first asked:
+   * a spliced body's text is made of the client's bytes, decoded only if the record needs it.
+   */
+  sent(replica: string, body: string | (() => string), bytes?: Buffer | ByteChunks): void
   responded(status: number, rawHeaders: readonly string[]): void
   /** A piece of a streamed reply, as read from the socket. */
   received(bytes: Buffer): void

@@ -16,7 +16,7 @@ import type { RefusedKey } from '../auth/key-store'
 import type { KnownBytes } from './exchange-store'
 import type { ExchangeRecorder, GenerationFacts, UpstreamRecording } from './exchange-recorder'
 import type { RecordedFrame } from './frame-log'
-import { redactExchange, redactHeaders, redactUrl, secretHint } from './redact-credentials'
+import { bytesHoldSecret, redactExchange, redactHeaders, redactUrl, secretHint } from './redact-credentials'
 import { decodedSize, fitExchange } from './truncate-exchange'
 
 /**
@@ -42,7 +42,8 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const url = redactUrl(recorder.url)
   const secrets = [...sent, ...url.secrets]
   const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
-  const received = recorder.requestBody === undefined ? '' : textOf(recorder.requestBody)
+  const { requestBody } = recorder
+  const received = recorder.requestText()
   const usage = generation?.record.usage ?? null
   const cached = usage?.prompt_tokens_details?.cached_tokens
 
@@ -79,11 +80,13 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const dropped = recorder.frames.dropped + (recorder.upstream?.frames.dropped ?? 0)
   const droppedBytes = recorder.frames.droppedSize + (recorder.upstream?.frames.droppedSize ?? 0) + recorder.requestBodyUnread
   const { upstream } = recorder
-  const redacted = redactExchange(exchange, secrets, upstream?.bodyHoldsSecret === false)
+  // Bytes at hand are searched as bytes: searching a text decoded in pieces would first join them.
+  const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !bytesHoldSecret(requestBody, secrets)
+  const redacted = redactExchange(exchange, secrets, { modelBody: upstream?.bodyHoldsSecret === false, requestBody: requestClean })
   // Sizes the stages handed over, for the texts redaction left as they were. The body sent is
   // the model body too (one string): measured once, if the backend did not say.
   const sentBytes = upstream === undefined ? undefined : (upstream.bodyBytes ?? Buffer.byteLength(upstream.body))
-  const requestBytes = typeof recorder.requestBody === 'string' ? recorder.requestBytes : recorder.requestBody === undefined ? 0 : decodedSize(recorder.requestBody)
+  const requestBytes = typeof requestBody === 'string' || recorder.requestAscii ? recorder.requestBytes : requestBody === undefined ? 0 : decodedSize(requestBody)
   const known = {
     requestBody: redacted.request.body === received ? requestBytes : undefined,
     modelBody: upstream !== undefined && redacted.model_body === upstream.body ? sentBytes : undefined,
@@ -93,15 +96,20 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
 }
 
 /**
- * The bytes of the body sent, when the record keeps it as sent (neither redacted nor cut): what
- * a store may copy instead of encoding the text. Compared by length first: a redacted or cut body
- * is another string, and comparing a spliced body's text by content would first copy it whole.
+ * The bytes of the texts the record keeps as they came (neither redacted nor cut) when they are
+ * at hand: the body as received, when the reader did not decode it, and the body sent. What a
+ * store may copy instead of encoding the texts. Compared by length first: a redacted or cut text
+ * is another string, and comparing a text joined from pieces by content would first join it.
  */
-export function sentBytesOf(recorder: ExchangeRecorder, exchange: Exchange): KnownBytes | undefined {
+export function knownBytesOf(recorder: ExchangeRecorder, exchange: Exchange): KnownBytes[] {
+  const known: KnownBytes[] = []
+  const { requestBody } = recorder
+  const received = exchange.request.body
+  if (recorder.requestAscii && Buffer.isBuffer(requestBody) && received.length === requestBody.length && received === recorder.requestText()) known.push({ text: received, bytes: requestBody })
   const sent = recorder.upstream
   const kept = exchange.upstream?.body
-  if (sent?.bodyChunks === undefined || kept === undefined || kept.length !== sent.body.length || kept !== sent.body) return undefined
-  return { text: kept, bytes: sent.bodyChunks }
+  if (sent?.bodyChunks !== undefined && kept !== undefined && kept.length === sent.body.length && kept === sent.body) known.push({ text: kept, bytes: sent.bodyChunks })
+  return known
 }
 
 function outcomeOf(

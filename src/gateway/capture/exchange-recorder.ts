@@ -1,4 +1,5 @@
 import type { ByteChunks } from '../http/json-chunks'
+import { asciiText } from '../http/decode-in-pieces'
 import { receivedUrlOf } from '../http/v1-aliases'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { CapturedError, Exchange } from '../../shared/api/traffic'
@@ -103,6 +104,9 @@ export class ExchangeRecorder implements UpstreamObserver {
   requestBodyUnread = 0
   /** The UTF-8 size of `requestBody` once it is text, when the bytes it was decoded from tell it. */
   requestBytes: number | undefined
+  /** `requestBody` is bytes the body reader found to be ASCII and did not decode (the record decodes them). */
+  requestAscii = false
+  private decodedRequest: { from: Buffer; text: string } | undefined
   principal: Principal | undefined
   /** The expired or revoked key that was refused, by ID and name. */
   refusedKey: RefusedKey | undefined
@@ -198,11 +202,33 @@ export class ExchangeRecorder implements UpstreamObserver {
     this.requestBytes = decodedSize(raw)
   }
 
-  sent(replica: string, body: string, bytes?: Buffer | ByteChunks): void {
+  /**
+   * The request's body as text: decoded once (a record is built again for each live update), in
+   * pieces when the reader left ASCII bytes undecoded, so that no large string is made.
+   */
+  requestText(): string {
+    const body = this.requestBody
+    if (body === undefined) return ''
+    if (typeof body === 'string') return body
+    if (this.decodedRequest?.from !== body) this.decodedRequest = { from: body, text: this.requestAscii ? asciiText(body) : body.toString('utf8') }
+    return this.decodedRequest.text
+  }
+
+  /** The body reader parsed ASCII bytes without decoding them: they are kept as they are. */
+  bodyUndecoded(raw: Buffer): void {
+    this.requestBody = raw
+    this.requestBytes = raw.length
+    this.requestAscii = true
+  }
+
+  sent(replica: string, body: string | (() => string), bytes?: Buffer | ByteChunks): void {
+    let text = typeof body === 'string' ? body : undefined
     // A retry (say, without stream_options) replaces what was sent before.
     this.upstream = {
       replica,
-      body,
+      get body() {
+        return (text ??= (body as () => string)())
+      },
       bodyBytes: bytes?.length,
       bodyChunks: bytes,
       // Searched in its bytes: searching the text at the end would first copy a spliced body whole.

@@ -3,8 +3,9 @@ import type { Scope } from './exchange-filter'
 import type { ByteChunks } from '../http/json-chunks'
 
 /**
- * The UTF-8 bytes of one of an exchange's texts, at hand (the body sent to the model server): a
- * store may copy them instead of encoding `text`, which is exactly that string of the exchange.
+ * The UTF-8 bytes of one of an exchange's texts, at hand (the body as received, the body sent to
+ * the model server): a store may copy them instead of encoding `text`, which is exactly that
+ * string of the exchange.
  */
 export interface KnownBytes {
   readonly text: string
@@ -23,7 +24,7 @@ export interface StoreStats {
  * (oldest first), and both answer with the same filter semantics (exchange-filter.ts).
  */
 export interface ExchangeStore {
-  add(exchange: Exchange, known?: KnownBytes): void
+  add(exchange: Exchange, known?: readonly KnownBytes[]): void
   /** Newest first; `cursor` continues after the previous page's last row. */
   list(scope: Scope, query: ExchangeListQuery): ExchangeList
   get(scope: Scope, id: string): Exchange | undefined

@@ -187,13 +187,13 @@ describe('MemoryStore arena', () => {
       const exchange = { ...base, model_body: sent, upstream: { replica: 'r1', body: sent, status: 200, headers: [], frames: [], response_body: null } }
       added.set(exchange.id, exchange)
       // Every third one is not ASCII: its bytes are not one per character, so the text is written.
-      store.add(exchange, { text: sent, bytes })
+      store.add(exchange, [{ text: sent, bytes }])
     }
     expectExact(store, added)
     // Bytes at hand for another text (a body redacted after it was sent) are not used for it.
     const sent = 'y'.repeat(5_000)
     const exchange = { ...randomExchange(next), model_body: 'z'.repeat(5_000), upstream: { replica: 'r1', body: 'z'.repeat(5_000), status: 200, headers: [], frames: [], response_body: null } }
-    store.add(exchange, { text: sent, bytes: Buffer.from(sent) })
+    store.add(exchange, [{ text: sent, bytes: Buffer.from(sent) }])
     expect(store.get(owner, exchange.id)).toStrictEqual(exchange)
   })
 

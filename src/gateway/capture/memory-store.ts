@@ -81,7 +81,7 @@ export class MemoryStore implements ExchangeStore {
     this.arena = new TextArena(limits.max_bytes, () => this.reclaim(), slabBytes)
   }
 
-  add(exchange: Exchange, known?: KnownBytes): void {
+  add(exchange: Exchange, known: readonly KnownBytes[] = []): void {
     const position = this.arena.position
     const entry: Entry = { seq: this.nextSeq++, exchange, start: position, end: position, texts: undefined }
     this.entries.push(entry)
@@ -184,7 +184,7 @@ export class MemoryStore implements ExchangeStore {
    * Move the entry's long texts to the arena, keeping in the entry only where they are. A text
    * whose bytes are `known` is copied from them when they are ASCII (one byte per character).
    */
-  private store(entry: Entry, known: KnownBytes | undefined): void {
+  private store(entry: Entry, known: readonly KnownBytes[]): void {
     const { exchange } = entry
     const { upstream } = exchange
     const texts = [exchange.request.body, exchange.model_body, exchange.response.body, upstream?.body ?? null, upstream?.response_body ?? null]
@@ -197,8 +197,11 @@ export class MemoryStore implements ExchangeStore {
       if (text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS) {
         // The same text twice (the body sent is often the model body) is kept once.
         const same = texts.indexOf(text)
+        // Bytes at hand for exactly this string (length first: comparing texts joined from pieces
+        // by content would join them), and ASCII (one byte per character), are copied.
+        const bytes = same < i ? undefined : known.find((at) => at.text.length === text.length && at.bytes.length === text.length && at.text === text)
         if (same < i) span = spanAt(spans, same)
-        else if (known !== undefined && known.bytes.length === text.length && text.length === known.text.length && text === known.text) span = this.copy(known.bytes, text.length)
+        else if (bytes !== undefined) span = this.copy(bytes.bytes, text.length)
         else span = this.write(text, isWellFormed)
       }
       if (span[0] >= 0) any = true

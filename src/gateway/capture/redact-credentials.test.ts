@@ -54,7 +54,7 @@ describe('redactExchange', () => {
     // The caller vouches that it holds none; the body as received is still searched.
     const exchange = withModelBody(`{"user":"${SECRET}"}`)
     const received = exchangeFixture({ ...exchange, request: { ...exchange.request, body: `{"user":"${SECRET}"}` } })
-    const redacted = redactExchange(received, [SECRET], true)
+    const redacted = redactExchange(received, [SECRET], { modelBody: true })
     expect(redacted.model_body).toBe(received.model_body)
     expect(redacted.request.body).not.toContain(SECRET)
   })

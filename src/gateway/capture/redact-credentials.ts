@@ -126,19 +126,20 @@ export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly st
  * Every text of an exchange with the secrets its client sent as credentials replaced by their
  * hints: the body as received, what the model saw (a copy of it), and whatever the reply repeats
  * of it (a model echoing a prompt). A frame is copied only when it holds a secret; a secret split
- * across two frames is not found (no frame holds it whole). `modelBodyClean`: the body sent was
- * already searched (in its bytes, by the recorder) and holds none — searching a spliced body's
- * text would first copy it whole. Texts that hold no secret stay the very strings they were, and
- * an exchange with none is returned as it is.
+ * across two frames is not found (no frame holds it whole). `clean`: texts already searched in
+ * their bytes, that hold none — the body sent (searching a spliced body's text would first copy it
+ * whole) and the body as received when it was decoded in pieces (likewise). Texts that hold no
+ * secret stay the very strings they were, and an exchange with none is returned as it is.
  */
-export function redactExchange(exchange: Exchange, secrets: readonly string[], modelBodyClean = false): Exchange {
+export function redactExchange(exchange: Exchange, secrets: readonly string[], clean: { modelBody?: boolean; requestBody?: boolean } = {}): Exchange {
+  const modelBodyClean = clean.modelBody === true
   const wanted = searchable(secrets)
   if (wanted.length === 0) return exchange
   const text = (value: string) => redactBody(value, wanted)
   const orNull = (value: string | null) => (value === null ? null : text(value))
   const frames = (list: CapturedFrame[]) => (list.some((frame) => wanted.some((secret) => frame.raw.includes(secret))) ? list.map((frame) => ({ t_ms: frame.t_ms, raw: text(frame.raw) })) : list)
   const { upstream, request, response } = exchange
-  const requestBody = text(request.body)
+  const requestBody = clean.requestBody === true ? request.body : text(request.body)
   const modelBody = modelBodyClean ? exchange.model_body : orNull(exchange.model_body)
   const responseBody = orNull(response.body)
   const responseFrames = frames(response.frames)

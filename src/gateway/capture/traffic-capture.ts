@@ -13,7 +13,7 @@ import type {
 import type { ClusterFanout } from '../cluster/cluster-event-relay'
 import { TRAFFIC_BASE } from '../../shared/api/traffic'
 import { SubscriptionCaps } from '../sse/subscription-caps'
-import { buildExchange, pathOf, sentBytesOf } from './build-exchange'
+import { buildExchange, knownBytesOf, pathOf } from './build-exchange'
 import { ExchangeFollower } from './exchange-follower'
 import { matchesFilter, matchesText, searchPattern, summaryOf, visibleTo, type Scope } from './exchange-filter'
 import { ExchangeRecorder, type RecorderHooks } from './exchange-recorder'
@@ -290,7 +290,7 @@ export class TrafficCapture {
     if (store === undefined && watchers === undefined && !this.live.wanted) return
     const exchange = this.snapshot(recorder)
     if (store !== undefined) {
-      store.add(exchange, sentBytesOf(recorder, exchange))
+      store.add(exchange, knownBytesOf(recorder, exchange))
       this.shared?.ended(summaryOf(exchange))
     }
     if (watchers !== undefined) for (const watcher of [...watchers]) watcher.ended(exchange)

@@ -20,22 +20,37 @@ export class ByteChunks {
 }
 
 /**
- * A JSON text written partly from bytes at hand: `text` is the body (what capture keeps, pieces
- * joined with `+`, so nothing is copied), `bytes` what goes on the wire.
+ * A JSON text written partly from bytes at hand: `bytes` is what goes on the wire, `text` the
+ * body (what capture keeps), made when first read: its pieces joined with `+`, so nothing is
+ * copied, and a piece whose text was not at hand (bytes the reader did not decode) decoded then.
  */
 export class SplicedJson {
+  private joined: string | undefined
+
   constructor(
-    readonly text: string,
+    private readonly pieces: readonly TextPiece[],
     readonly bytes: ByteChunks,
   ) {}
+
+  get text(): string {
+    if (this.joined === undefined) {
+      let text = ''
+      for (const piece of this.pieces) text += typeof piece === 'string' ? piece : piece()
+      this.joined = text
+    }
+    return this.joined
+  }
 }
+
+/** A piece of text, or a function that makes it. */
+type TextPiece = string | (() => string)
 
 /**
  * Builds a SplicedJson: text written with `text()` is gathered and encoded once per run, text
  * whose bytes are at hand (`bytes()`) takes them as they are.
  */
 export class JsonChunkWriter {
-  private done = ''
+  private readonly pieces: TextPiece[] = []
   private pending = ''
   private readonly chunks: Buffer[] = []
   private spliced = false
@@ -44,23 +59,24 @@ export class JsonChunkWriter {
     this.pending += text
   }
 
-  bytes(text: string, bytes: Buffer): void {
+  /** Bytes at hand, and their text (or a function that decodes it when the text is first read). */
+  bytes(text: TextPiece, bytes: Buffer): void {
     this.flush()
-    this.done += text
+    this.pieces.push(text)
     this.chunks.push(bytes)
     this.spliced = true
   }
 
   /** The JSON as written: only text (no bytes at hand) is that text, else text and chunks. */
   finish(): string | SplicedJson {
-    if (!this.spliced) return this.done + this.pending
+    if (!this.spliced) return this.pending
     this.flush()
-    return new SplicedJson(this.done, new ByteChunks(this.chunks))
+    return new SplicedJson(this.pieces, new ByteChunks(this.chunks))
   }
 
   private flush(): void {
     if (this.pending === '') return
-    this.done += this.pending
+    this.pieces.push(this.pending)
     this.chunks.push(Buffer.from(this.pending))
     this.pending = ''
   }

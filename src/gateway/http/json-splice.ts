@@ -14,7 +14,18 @@ export interface ClientBody {
   readonly ascii?: boolean | undefined
   /** Where its top-level members are in `text`, when reading it found them already. */
   readonly members?: Map<string, Span> | undefined
+  /** The text of `[start, end)`, made without decoding the whole body, when the body was not decoded. */
+  spanText?(start: number, end: number): string
 }
+
+/** A span's text: a slice of the body's text, or, of a body not decoded, made from its bytes when first read. */
+function spanTextOf(source: ClientBody, { start, end }: Span): string | (() => string) {
+  const { spanText } = source
+  return spanText === undefined ? source.text.slice(start, end) : () => spanText.call(source, start, end)
+}
+
+/** The body's length in characters, without decoding it when its bytes are ASCII. */
+const lengthOf = (source: ClientBody): number => (source.ascii === true ? source.raw.length : source.text.length)
 
 /** A body for a model server: JSON text, or JSON written partly from bytes at hand. */
 export type OutgoingJson = string | SplicedJson
@@ -95,14 +106,14 @@ export function spliceClientMembers(
   stringify: (value: unknown) => string,
 ): SplicedJson | undefined {
   // No member of a short body can be long enough: not even the scan for members is worth it.
-  if (source === undefined || source.text.length < SHORTEST_SPLICED_CHARS) return undefined
+  if (source === undefined || lengthOf(source) < SHORTEST_SPLICED_CHARS) return undefined
   let items = 0
   for (const name of spliceable) {
     const value = body[name]
     if (Array.isArray(value)) items += value.length
   }
   // When reading the body found its members already (parsed-parts.ts), the scan is paid for.
-  if (source.members === undefined && items > 0 && source.text.length / items < SHORTEST_SPLICED_ITEM_CHARS) return undefined
+  if (source.members === undefined && items > 0 && lengthOf(source) / items < SHORTEST_SPLICED_ITEM_CHARS) return undefined
   const spans = new Map<string, Span>()
   let spliced = 0
   for (const name of spliceable) {
@@ -122,7 +133,7 @@ export function spliceClientMembers(
     first = false
     const span = spans.get(name)
     if (span === undefined) out.text(stringify(value))
-    else out.bytes(source.text.slice(span.start, span.end), source.raw.subarray(span.start, span.end))
+    else out.bytes(spanTextOf(source, span), source.raw.subarray(span.start, span.end))
   }
   out.text(first ? '{}' : '}')
   return out.finish() as SplicedJson

@@ -18,6 +18,8 @@ const NEAR_END_BYTES = 64
 export interface BodyBytes {
   readonly raw: Buffer
   readonly ascii: boolean
+  /** `continueBytes` was asked already, and no beginning fitted. */
+  readonly beginningsTried?: boolean
 }
 
 /**
@@ -118,19 +120,9 @@ export class ParsedParts {
    */
   parse(text: string, scope: string, bytes?: BodyBytes): { value: unknown; members: Map<string, Span> | undefined } {
     if (this.budgetChars === 0 || text.length < SHORTEST_SPLIT_BODY_CHARS) return { value: parseChecked(text, MAX_JSON_DEPTH), members: undefined }
-    if (bytes !== undefined) {
-      for (const beginning of this.beginnings.made(scope)) {
-        if (text.length <= beginning.chars || !begins(bytes.raw, beginning)) continue
-        const continued = this.continueFrom(text, bytes.raw, beginning, scope, beginning)
-        if (continued !== undefined) return continued
-      }
-      const pending = this.beginnings.pending(scope)
-      if (pending !== undefined && text.length > pending.chars && begins(bytes.raw, pending)) {
-        const { elements, members, conversationStart, ...place } = pending
-        const before = new Map([...members].filter(([, span]) => span.end <= conversationStart))
-        const continued = this.continueFrom(text, bytes.raw, extended({ ...place, members: before, conversationStart, count: 0 }, elements), scope, pending)
-        if (continued !== undefined) return continued
-      }
+    if (bytes !== undefined && bytes.beginningsTried !== true) {
+      const continued = this.continueKnown(bytes.raw, scope, text.length, (chars) => text.slice(chars))
+      if (continued !== undefined) return continued
     }
     const elements = new Map<string, Span[]>()
     const nesting = { deepest: 0 }
@@ -155,13 +147,38 @@ export class ParsedParts {
   }
 
   /**
-   * The body that begins with a known beginning, parsed from what follows it: undefined when
+   * The value of an ASCII body that begins as a known beginning of its scope, made without
+   * decoding those bytes: what follows them is decoded, scanned and parsed (the rest as in
+   * `parse`). Undefined when no beginning fits: then the body is to be decoded and `parse`d, told
+   * that its beginnings were tried.
+   */
+  continueBytes(raw: Buffer, scope: string): { value: unknown; members: Map<string, Span> } | undefined {
+    if (this.budgetChars === 0 || raw.length < SHORTEST_SPLIT_BODY_CHARS) return undefined
+    // ASCII: a beginning that matches is ASCII too, its byte offsets its text's.
+    return this.continueKnown(raw, scope, raw.length, (_, byteEnd) => raw.toString('latin1', byteEnd))
+  }
+
+  /** The body continued from the first of its scope's beginnings that it begins with (`tailAfter`: its text from there). */
+  private continueKnown(raw: Buffer, scope: string, length: number, tailAfter: (chars: number, byteEnd: number) => string): { value: unknown; members: Map<string, Span> } | undefined {
+    for (const beginning of this.beginnings.made(scope)) {
+      if (length <= beginning.chars || !begins(raw, beginning)) continue
+      const continued = this.continueFrom(tailAfter(beginning.chars, beginning.byteEnd), raw, beginning, scope, beginning)
+      if (continued !== undefined) return continued
+    }
+    const pending = this.beginnings.pending(scope)
+    if (pending === undefined || length <= pending.chars || !begins(raw, pending)) return undefined
+    const { elements, members, conversationStart, ...place } = pending
+    const before = new Map([...members].filter(([, span]) => span.end <= conversationStart))
+    return this.continueFrom(tailAfter(pending.chars, pending.byteEnd), raw, extended({ ...place, members: before, conversationStart, count: 0 }, elements), scope, pending)
+  }
+
+  /**
+   * The body that begins with a known beginning, parsed from what follows it (`tail`): undefined when
    * what follows does not read as the rest of such a body (then the whole body is parsed, which
    * refuses it as it would have), or names again a member of the beginning.
    */
-  private continueFrom(text: string, raw: Buffer, beginning: Beginning, scope: string, replaced: Beginning | PendingBeginning): { value: unknown; members: Map<string, Span> } | undefined {
+  private continueFrom(tail: string, raw: Buffer, beginning: Beginning, scope: string, replaced: Beginning | PendingBeginning): { value: unknown; members: Map<string, Span> } | undefined {
     const offset = beginning.chars
-    const tail = text.slice(offset)
     const elements = new Map<string, Span[]>()
     const nesting = { deepest: beginning.deepest }
     const after = membersAfterElement(tail, beginning.name, HISTORY_MEMBERS, elements, nesting)
@@ -181,15 +198,15 @@ export class ParsedParts {
     members.set(beginning.name, { start: beginning.conversationStart, end: offset + after.arrayEnd })
     for (const [name, span] of after.members) members.set(name, { start: offset + span.start, end: offset + span.end })
     const added = elements.get(beginning.name) ?? []
-    const end = offset + (added.at(-1)?.end ?? 0)
+    const end = added.at(-1)?.end ?? 0
     const conversation = value[beginning.name]
     if (added.length === 0) {
       // The same conversation with other members after it: the beginning stays as it is.
       if (replaced !== beginning) this.beginnings.keep(scope, beginning, raw.length + beginning.composed.length, replaced)
-    } else if (Array.isArray(conversation) && endsElement(text, end)) {
+    } else if (Array.isArray(conversation) && endsElement(tail, end)) {
       const next = extended(beginning, conversation.slice(beginning.count))
-      const byteEnd = beginning.byteEnd + Buffer.byteLength(text.slice(offset, end))
-      this.beginnings.keep(scope, { ...next, raw, byteEnd, chars: end }, raw.length + next.composed.length, replaced)
+      const byteEnd = beginning.byteEnd + Buffer.byteLength(tail.slice(0, end))
+      this.beginnings.keep(scope, { ...next, raw, byteEnd, chars: offset + end }, raw.length + next.composed.length, replaced)
     }
     return { value, members }
   }

@@ -7,6 +7,8 @@ import { ParsedParts, TooDeep } from './parsed-parts'
 import { readStream } from './read-stream'
 import { errorText } from '../../shared/narrow'
 import type { ClientBody } from './json-splice'
+import type { Span } from './json-members'
+import { asciiText } from './decode-in-pieces'
 
 export const DEFAULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024
 
@@ -48,25 +50,56 @@ export async function readJsonBody(req: IncomingMessage, limit: number, known: K
   // The rest is never read: the 413 closes the connection (error-handler.ts).
   if (overflowed) throw tooLarge(limit)
   const large = raw.length > LARGE_BODY_BYTES
+  // ASCII: one byte per character, so the bytes are the text's, offset for offset.
+  const ascii = isAscii(raw)
+  // An agent's next turn begins with the bytes of its last: those are neither decoded nor parsed.
+  const continued = ascii ? refusedAsJson(() => known.parts.continueBytes(raw, known.scope)) : undefined
+  if (continued !== undefined) {
+    if (recorder !== undefined) recorder.bodyUndecoded(raw)
+    return new UndecodedBody(continued.value, raw, continued.members)
+  }
   const text = raw.toString('utf8')
   // Capture keeps the text as decoded here, rather than decoding the bytes once more at the end.
   if (recorder !== undefined) recorder.bodyDecoded(text, raw)
   if (large) await yieldToEventLoop()
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
+  const { value, members } = refusedAsJson(() => known.parts.parse(text, known.scope, { raw, ascii, beginningsTried: ascii }))
+  if (large) await yieldToEventLoop()
+  return { value, text, raw, ascii, members }
+}
+
+/** What `parse` gives, or the 400 for a body that is not JSON or nests too deep. */
+function refusedAsJson<T>(parse: () => T): T {
   try {
-    // One byte per character: the bytes are the text's, offset for offset (an invalid byte decodes to one character of three bytes).
-    const ascii = raw.length === text.length && isAscii(raw)
-    const { value, members } = known.parts.parse(text, known.scope, { raw, ascii })
-    if (large) await yieldToEventLoop()
-    return { value, text, raw, ascii, members }
+    return parse()
   } catch (error) {
     if (error instanceof TooDeep) {
       throw invalidRequest(`The request body nests JSON more than ${MAX_JSON_DEPTH} levels deep, which the gateway does not accept.`, null, 'invalid_json')
     }
-    throw invalidRequest(
-      `The request body is not valid JSON: ${errorText(error)}`,
-      null,
-      'invalid_json',
-    )
+    throw invalidRequest(`The request body is not valid JSON: ${errorText(error)}`, null, 'invalid_json')
+  }
+}
+
+/**
+ * An ASCII body parsed without decoding it whole: its text is decoded when first asked for, in
+ * pieces (a string of 128 KB or more costs ~10 times as much to make: decode-in-pieces.ts), and
+ * a span's text is decoded from its bytes alone.
+ */
+class UndecodedBody implements ClientBody {
+  readonly ascii = true
+  private decoded: string | undefined
+
+  constructor(
+    readonly value: unknown,
+    readonly raw: Buffer,
+    readonly members: Map<string, Span>,
+  ) {}
+
+  get text(): string {
+    return (this.decoded ??= asciiText(this.raw))
+  }
+
+  spanText(start: number, end: number): string {
+    return asciiText(this.raw, start, end)
   }
 }

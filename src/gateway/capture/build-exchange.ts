@@ -73,9 +73,9 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     truncated: null,
     size_bytes: 0,
     request: { url: url.url, headers, body: received },
-    model_body: recorder.upstream?.body ?? (final ? (recorder.modelBody?.() ?? null) : null),
+    model_body: recorder.sentBody() ?? (final ? (recorder.modelBody?.() ?? null) : null),
     response: { headers: responseHeaders, frames, body: responseBody },
-    upstream: recorder.upstream === undefined ? null : upstreamOf(recorder.upstream, final),
+    upstream: recorder.upstream === undefined ? null : upstreamOf(recorder.upstream, recorder.sentBody() ?? '', final),
   }
   const dropped = recorder.frames.dropped + (recorder.upstream?.frames.dropped ?? 0)
   const droppedBytes = recorder.frames.droppedSize + (recorder.upstream?.frames.droppedSize ?? 0) + recorder.requestBodyUnread
@@ -85,7 +85,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const redacted = redactExchange(exchange, secrets, { modelBody: upstream?.bodyHoldsSecret === false, requestBody: requestClean })
   // Sizes the stages handed over, for the texts redaction left as they were. The body sent is
   // the model body too (one string): measured once, if the backend did not say.
-  const sentBytes = upstream === undefined ? undefined : (upstream.bodyBytes ?? Buffer.byteLength(upstream.body))
+  const sentBytes = upstream === undefined ? undefined : (upstream.bodyBytes ?? Buffer.byteLength(recorder.sentBody() ?? ''))
   const requestBytes = typeof requestBody === 'string' || recorder.requestAscii ? recorder.requestBytes : requestBody === undefined ? 0 : decodedSize(requestBody)
   const known = {
     requestBody: redacted.request.body === received ? requestBytes : undefined,
@@ -96,20 +96,26 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
 }
 
 /**
- * The bytes of the texts the record keeps as they came (neither redacted nor cut) when they are
- * at hand: the body as received, when the reader did not decode it, and the body sent. What a
- * store may copy instead of encoding the texts. Compared by length first: a redacted or cut text
- * is another string, and comparing a text joined from pieces by content would first join it.
+ * What the record knows of the exchange's texts as built: the bytes of those kept as they came
+ * (neither redacted nor cut) when they are at hand — the body as received, when the reader did
+ * not decode it, and the body sent — and whether the model body is the body sent. Each compared
+ * by length first: a redacted or cut text is another string, and comparing a text made of pieces
+ * by content would first join it.
  */
-export function knownBytesOf(recorder: ExchangeRecorder, exchange: Exchange): KnownBytes[] {
-  const known: KnownBytes[] = []
+export function knownBytesOf(recorder: ExchangeRecorder, exchange: Exchange): KnownBytes {
   const { requestBody } = recorder
-  const received = exchange.request.body
-  if (recorder.requestAscii && Buffer.isBuffer(requestBody) && received.length === requestBody.length && received === recorder.requestText()) known.push({ text: received, bytes: requestBody })
+  const received = recorder.requestText()
+  const asReceived = recorder.requestAscii && Buffer.isBuffer(requestBody) && exchange.request.body.length === received.length && exchange.request.body === received
   const sent = recorder.upstream
+  const sentText = recorder.sentBody()
   const kept = exchange.upstream?.body
-  if (sent?.bodyChunks !== undefined && kept !== undefined && kept.length === sent.body.length && kept === sent.body) known.push({ text: kept, bytes: sent.bodyChunks })
-  return known
+  const asSent = sent?.bodyChunks !== undefined && sentText !== undefined && kept !== undefined && kept.length === sentText.length && kept === sentText
+  const model = exchange.model_body
+  return {
+    requestBody: asReceived ? requestBody : undefined,
+    sentBody: asSent ? sent.bodyChunks : undefined,
+    modelBodySent: kept !== undefined && model !== null && model.length === kept.length && model === kept,
+  }
 }
 
 function outcomeOf(
@@ -166,7 +172,7 @@ function clientOf(principal: ExchangeRecorder['principal'], refused: RefusedKey 
   return { kind, key_id: null, key_name: null, key_hint: bearer === undefined ? null : secretHint(bearer, false), label: LABELS[kind] }
 }
 
-function upstreamOf(recording: UpstreamRecording, final: boolean): UpstreamExchange {
+function upstreamOf(recording: UpstreamRecording, body: string, final: boolean): UpstreamExchange {
   // Frames as the model server sent them: the socket's pieces cut at the blank lines that end
   // events, each timed by the piece that completed it.
   const splitter = new SseFrameSplitter()
@@ -185,7 +191,7 @@ function upstreamOf(recording: UpstreamRecording, final: boolean): UpstreamExcha
   const headers: HeaderPairs = []
   const raw = recording.rawHeaders
   for (let i = 0; i + 1 < raw.length; i += 2) headers.push([(raw[i] ?? '').toLowerCase(), raw[i + 1] ?? ''])
-  return { replica: recording.replica, body: recording.body, status: recording.status, headers, frames, response_body: recording.responseBody }
+  return { replica: recording.replica, body, status: recording.status, headers, frames, response_body: recording.responseBody }
 }
 
 /** The frames as recorded when they are all strings (what the SSE writer writes); else decoded copies. */

@@ -37,7 +37,8 @@ export type GenerationEnd = GenerationFacts | (() => GenerationFacts)
 /** The conversation with a model server, as the backend reported it. */
 export interface UpstreamRecording {
   replica: string
-  body: string
+  /** The body sent, or a function that makes its text (read it with `sentBody()`). */
+  body: string | (() => string)
   /** The body's UTF-8 size, when the backend handed over its bytes. */
   bodyBytes: number | undefined
   /**
@@ -214,6 +215,16 @@ export class ExchangeRecorder implements UpstreamObserver {
     return this.decodedRequest.text
   }
 
+  /** The body sent to the model server, its text made the first time it is asked for. */
+  sentBody(): string | undefined {
+    const { upstream } = this
+    if (upstream === undefined) return undefined
+    // A plain property, not a getter: an accessor kept a closure (and with it the request's
+    // objects) reachable past young collections.
+    if (typeof upstream.body !== 'string') upstream.body = upstream.body()
+    return upstream.body
+  }
+
   /** The body reader parsed ASCII bytes without decoding them: they are kept as they are. */
   bodyUndecoded(raw: Buffer): void {
     this.requestBody = raw
@@ -222,13 +233,10 @@ export class ExchangeRecorder implements UpstreamObserver {
   }
 
   sent(replica: string, body: string | (() => string), bytes?: Buffer | ByteChunks): void {
-    let text = typeof body === 'string' ? body : undefined
     // A retry (say, without stream_options) replaces what was sent before.
     this.upstream = {
       replica,
-      get body() {
-        return (text ??= (body as () => string)())
-      },
+      body,
       bodyBytes: bytes?.length,
       bodyChunks: bytes,
       // Searched in its bytes: searching the text at the end would first copy a spliced body whole.

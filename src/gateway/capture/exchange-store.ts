@@ -3,13 +3,18 @@ import type { Scope } from './exchange-filter'
 import type { ByteChunks } from '../http/json-chunks'
 
 /**
- * The UTF-8 bytes of one of an exchange's texts, at hand (the body as received, the body sent to
- * the model server): a store may copy them instead of encoding `text`, which is exactly that
- * string of the exchange.
+ * What the recorder knows of an exchange's long texts, so that a store need not find it out by
+ * comparing or encoding them (texts made of pieces would be joined first, each a copy of up to the
+ * whole body): the bytes of the body as received, when the reader did not decode it, and of the
+ * body sent (ASCII both: one byte per character), and whether the model body is the body sent.
  */
 export interface KnownBytes {
-  readonly text: string
-  readonly bytes: Buffer | ByteChunks
+  /** Exactly the bytes of `exchange.request.body`. */
+  readonly requestBody?: Buffer | undefined
+  /** Exactly the bytes of `exchange.upstream.body`. */
+  readonly sentBody?: Buffer | ByteChunks | undefined
+  /** `exchange.model_body` is `exchange.upstream.body`. */
+  readonly modelBodySent: boolean
 }
 
 export interface StoreStats {
@@ -24,7 +29,7 @@ export interface StoreStats {
  * (oldest first), and both answer with the same filter semantics (exchange-filter.ts).
  */
 export interface ExchangeStore {
-  add(exchange: Exchange, known?: readonly KnownBytes[]): void
+  add(exchange: Exchange, known?: KnownBytes): void
   /** Newest first; `cursor` continues after the previous page's last row. */
   list(scope: Scope, query: ExchangeListQuery): ExchangeList
   get(scope: Scope, id: string): Exchange | undefined

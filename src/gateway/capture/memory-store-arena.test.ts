@@ -187,13 +187,14 @@ describe('MemoryStore arena', () => {
       const exchange = { ...base, model_body: sent, upstream: { replica: 'r1', body: sent, status: 200, headers: [], frames: [], response_body: null } }
       added.set(exchange.id, exchange)
       // Every third one is not ASCII: its bytes are not one per character, so the text is written.
-      store.add(exchange, [{ text: sent, bytes }])
+      const requestBody = ascii ? Buffer.from(exchange.request.body) : undefined
+      store.add(exchange, { sentBody: bytes, requestBody, modelBodySent: true })
     }
     expectExact(store, added)
-    // Bytes at hand for another text (a body redacted after it was sent) are not used for it.
-    const sent = 'y'.repeat(5_000)
-    const exchange = { ...randomExchange(next), model_body: 'z'.repeat(5_000), upstream: { replica: 'r1', body: 'z'.repeat(5_000), status: 200, headers: [], frames: [], response_body: null } }
-    store.add(exchange, [{ text: sent, bytes: Buffer.from(sent) }])
+    // The bytes of a text that is not ASCII (more bytes than characters) are not copied: the text is written.
+    const wide = 'é'.repeat(5_000)
+    const exchange = { ...randomExchange(next), model_body: wide, upstream: { replica: 'r1', body: wide, status: 200, headers: [], frames: [], response_body: null } }
+    store.add(exchange, { sentBody: Buffer.from(wide), modelBodySent: true })
     expect(store.get(owner, exchange.id)).toStrictEqual(exchange)
   })
 

@@ -81,7 +81,7 @@ export class MemoryStore implements ExchangeStore {
     this.arena = new TextArena(limits.max_bytes, () => this.reclaim(), slabBytes)
   }
 
-  add(exchange: Exchange, known: readonly KnownBytes[] = []): void {
+  add(exchange: Exchange, known?: KnownBytes): void {
     const position = this.arena.position
     const entry: Entry = { seq: this.nextSeq++, exchange, start: position, end: position, texts: undefined }
     this.entries.push(entry)
@@ -184,7 +184,7 @@ export class MemoryStore implements ExchangeStore {
    * Move the entry's long texts to the arena, keeping in the entry only where they are. A text
    * whose bytes are `known` is copied from them when they are ASCII (one byte per character).
    */
-  private store(entry: Entry, known: readonly KnownBytes[]): void {
+  private store(entry: Entry, known: KnownBytes | undefined): void {
     const { exchange } = entry
     const { upstream } = exchange
     const texts = [exchange.request.body, exchange.model_body, exchange.response.body, upstream?.body ?? null, upstream?.response_body ?? null]
@@ -195,13 +195,13 @@ export class MemoryStore implements ExchangeStore {
       const text = texts[i]
       let span = NOT_STORED
       if (text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS) {
-        // The same text twice (the body sent is often the model body) is kept once.
-        const same = texts.indexOf(text)
-        // Bytes at hand for exactly this string (length first: comparing texts joined from pieces
-        // by content would join them), and ASCII (one byte per character), are copied.
-        const bytes = same < i ? undefined : known.find((at) => at.text.length === text.length && at.bytes.length === text.length && at.text === text)
+        // The same text twice (the body sent is often the model body) is kept once: as the
+        // recorder knows it, else as a comparison finds it.
+        const same = known === undefined ? texts.indexOf(text) : i === UPSTREAM_BODY && known.modelBodySent ? MODEL_BODY : i
+        const bytes = i === REQUEST_BODY ? known?.requestBody : i === UPSTREAM_BODY || (i === MODEL_BODY && known?.modelBodySent === true) ? known?.sentBody : undefined
         if (same < i) span = spanAt(spans, same)
-        else if (bytes !== undefined) span = this.copy(bytes.bytes, text.length)
+        // Bytes at hand that are ASCII (one byte per character) are copied as they are.
+        else if (bytes !== undefined && bytes.length === text.length) span = this.copy(bytes, text.length)
         else span = this.write(text, isWellFormed)
       }
       if (span[0] >= 0) any = true

@@ -28,7 +28,7 @@ export class SplicedJson {
   private joined: string | undefined
 
   constructor(
-    private readonly pieces: readonly TextPiece[],
+    private pieces: readonly TextPiece[],
     readonly bytes: ByteChunks,
   ) {}
 
@@ -37,6 +37,8 @@ export class SplicedJson {
       let text = ''
       for (const piece of this.pieces) text += typeof piece === 'string' ? piece : piece()
       this.joined = text
+      // The functions hold what they decode from: not kept once the text is made.
+      this.pieces = []
     }
     return this.joined
   }

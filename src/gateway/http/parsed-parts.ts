@@ -223,7 +223,9 @@ export class ParsedParts {
     let before: Composed['before']
     let from = 0
     for (const array of arrays) {
-      if (array === conversation) before = { composed: composed + text.slice(from, array.at - offset + 1), placed: [...found] }
+      // A copy of its own (flattened from a concatenation): a slice would keep the whole body alive
+      // as long as the beginning is kept, and with it every body's text past a young collection.
+      if (array === conversation) before = { composed: (' ' + composed + text.slice(from, array.at - offset + 1)).slice(1), placed: [...found] }
       for (const [i, { start, end }] of array.spans.entries()) {
         if (end - start < SHORTEST_REMEMBERED_CHARS) continue
         const piece = text.slice(start, end)

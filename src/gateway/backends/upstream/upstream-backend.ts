@@ -13,7 +13,7 @@ import { lacksPath, upstreamBrokeOff, upstreamFailed, upstreamLacks, upstreamUna
 import { readWholeReply } from './whole-reply'
 import type { UpstreamForm } from './upstream-form'
 import { errorDetail, noAnswer, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
-import { outgoingBytes } from '../../http/json-splice'
+import { outgoingBytes, type SplicedJson } from '../../http/json-splice'
 import { errorText } from '../../../shared/narrow'
 
 export interface UpstreamBackendOptions {
@@ -109,7 +109,7 @@ export class UpstreamBackend implements ModelBackend {
       // Encoded here, once, for the socket and for capture (its size, and a search for sent secrets).
       const encoded = outgoingBytes(body)
       const wire = typeof encoded === 'string' ? Buffer.from(encoded) : encoded
-      input.observer?.sent(replica.id, typeof body === 'string' ? body : () => body.text, wire)
+      input.observer?.sent(replica.id, typeof body === 'string' ? body : textWhenRead(body), wire)
       const res = await postToReplica(replica, form.path, wire, { accept: request.stream ? 'text/event-stream' : 'application/json' }, input.signal)
       const status = res.statusCode ?? 0
       input.observer?.responded(status, res.rawHeaders)
@@ -327,4 +327,13 @@ export class UpstreamBackend implements ModelBackend {
     }
     return events
   }
+}
+
+/**
+ * The text of a spliced body, made when first read. Made here, outside the request's scope, so
+ * that the function holds the body alone: a closure holds its whole scope, and capture keeps this
+ * one as long as the exchange is reachable.
+ */
+function textWhenRead(body: SplicedJson): () => string {
+  return () => body.text
 }

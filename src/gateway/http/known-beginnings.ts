@@ -33,8 +33,11 @@ export interface ConversationPlace {
 export interface Beginning extends ConversationPlace {
   /**
    * The earlier body's bytes, of which the first `byteEnd` (up to the end of its conversation's
-   * last element) are compared with the next body's (native, and kept off V8's heap, where a
-   * kept text would be copied by young collections and then collected by a full one).
+   * last element) are compared with the next body's (native, and off V8's heap, where a kept
+   * text would be copied by young collections and then collected by a full one). A copy in a
+   * buffer of the store's own, used again when the beginning goes: a request's own buffer, kept
+   * past a young collection, would be freed only by a full one, and a body of 128 KB kept so on
+   * every request made the external memory start a full collection every few dozen requests.
    */
   readonly raw: Buffer
   readonly byteEnd: number
@@ -55,6 +58,16 @@ export interface PendingBeginning extends Omit<Beginning, 'count'> {
 
 /** How many made beginnings one scope keeps: an organization may run a few agents at once. */
 const PER_SCOPE = 4
+/** How many buffers of beginnings that went are kept for the next ones. */
+const SPARE_BUFFERS = 8
+/** Buffers for beginnings are allocated in multiples of this, so that one fits a few turns more. */
+const BUFFER_STEP = 64 * 1024
+
+/** A body's bytes to keep the first `byteEnd` of. */
+export interface BodyPrefix {
+  readonly raw: Buffer
+  readonly byteEnd: number
+}
 
 interface ScopeBeginnings {
   made: Beginning[]
@@ -63,14 +76,15 @@ interface ScopeBeginnings {
 
 /**
  * Each scope's latest beginnings (made ones newest first, and the latest body parsed whole as a
- * pending one), within a budget (each counted by the bytes of the body it was cut from, which its
- * bytes keep alive, and its composition), oldest first out.
+ * pending one), within a budget (each counted by the bytes it keeps and its composition), oldest
+ * first out.
  */
 export class Beginnings {
   private readonly byScope = new Map<string, ScopeBeginnings>()
   /** Every beginning kept, oldest first, with its scope and size. */
   private readonly order = new Map<Beginning | PendingBeginning, { scope: string; size: number }>()
   private usedChars = 0
+  private readonly spare: Buffer[] = []
 
   constructor(private readonly maxChars: number) {}
 
@@ -86,9 +100,13 @@ export class Beginnings {
    * Keep `beginning` as the newest of its scope (`size`: the characters it holds), in place of
    * `replaced` (the one it continues, or the pending one it was made from).
    */
-  keep(scope: string, beginning: Beginning, size: number, replaced?: Beginning | PendingBeginning): void {
-    if (replaced !== undefined) this.drop(replaced)
+  keep(scope: string, made: Omit<Beginning, 'raw'> & { raw?: Buffer }, size: number, replaced?: Beginning | PendingBeginning, body?: BodyPrefix): void {
+    // A beginning kept as it was made from `replaced` keeps its buffer.
+    if (replaced !== undefined) this.drop(replaced, replaced.raw !== made.raw)
     if (size > this.maxChars / 4) return
+    const raw = body === undefined ? made.raw : this.copied(body)
+    if (raw === undefined) return
+    const beginning: Beginning = { ...made, raw }
     const kept = this.scope(scope)
     kept.made.unshift(beginning)
     this.add(scope, beginning, size)
@@ -97,14 +115,23 @@ export class Beginnings {
   }
 
   /** Keep `pending` as its scope's pending beginning, in place of the one before. */
-  pend(scope: string, pending: PendingBeginning, size: number): void {
+  pend(scope: string, made: Omit<PendingBeginning, 'raw'>, size: number, body: BodyPrefix): void {
     const before = this.byScope.get(scope)?.pending
     if (before !== undefined) this.drop(before)
     if (size > this.maxChars / 4) return
+    const pending: PendingBeginning = { ...made, raw: this.copied(body) }
     const kept = this.scope(scope)
     kept.pending = pending
     this.add(scope, pending, size)
     this.fit()
+  }
+
+  /** The first `byteEnd` bytes of a body, in a spare buffer that holds them or a new one. */
+  private copied({ raw, byteEnd }: BodyPrefix): Buffer {
+    const at = this.spare.findIndex((buffer) => buffer.length >= byteEnd)
+    const buffer = at === -1 ? Buffer.allocUnsafeSlow(Math.ceil((byteEnd + 1) / BUFFER_STEP) * BUFFER_STEP) : this.spare.splice(at, 1)[0]!
+    raw.copy(buffer, 0, 0, byteEnd)
+    return buffer
   }
 
   private scope(scope: string): ScopeBeginnings {
@@ -128,11 +155,12 @@ export class Beginnings {
     }
   }
 
-  private drop(beginning: Beginning | PendingBeginning): void {
+  private drop(beginning: Beginning | PendingBeginning, spare = true): void {
     const entry = this.order.get(beginning)
     if (entry === undefined) return
     this.order.delete(beginning)
     this.usedChars -= entry.size
+    if (spare && this.spare.length < SPARE_BUFFERS) this.spare.push(beginning.raw)
     const kept = this.byScope.get(entry.scope)
     if (kept === undefined) return
     if (kept.pending === beginning) kept.pending = undefined

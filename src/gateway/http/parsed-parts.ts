@@ -202,11 +202,12 @@ export class ParsedParts {
     const conversation = value[beginning.name]
     if (added.length === 0) {
       // The same conversation with other members after it: the beginning stays as it is.
-      if (replaced !== beginning) this.beginnings.keep(scope, beginning, raw.length + beginning.composed.length, replaced)
+      if (replaced !== beginning) this.beginnings.keep(scope, beginning, beginning.byteEnd + beginning.composed.length, replaced)
     } else if (Array.isArray(conversation) && endsElement(tail, end)) {
       const next = extended(beginning, conversation.slice(beginning.count))
       const byteEnd = beginning.byteEnd + Buffer.byteLength(tail.slice(0, end))
-      this.beginnings.keep(scope, { ...next, raw, byteEnd, chars: offset + end }, raw.length + next.composed.length, replaced)
+      const { raw: _earlier, ...made } = next
+      this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end }, byteEnd + next.composed.length, replaced, { raw, byteEnd })
     }
     return { value, members }
   }
@@ -269,8 +270,8 @@ export class ParsedParts {
     // One byte per character when the bytes are ASCII; else the text's own UTF-8 length (the bytes
     // end with the element's ASCII closing character, so no invalid sequence runs past them).
     const byteEnd = ascii ? end : Buffer.byteLength(text.slice(0, end))
-    const pending = { name: conversation.name, composed: before.composed, placed: before.placed, members, conversationStart: conversation.at, deepest, raw, byteEnd, chars: end, elements: elements.slice() }
-    this.beginnings.pend(scope, pending, raw.length)
+    const pending = { name: conversation.name, composed: before.composed, placed: before.placed, members, conversationStart: conversation.at, deepest, byteEnd, chars: end, elements: elements.slice() }
+    this.beginnings.pend(scope, pending, byteEnd, { raw, byteEnd })
   }
 
   /** How many characters are remembered, values counted (for tests and the budget). */

@@ -119,15 +119,19 @@ export class Beginnings {
     const before = this.byScope.get(scope)?.pending
     if (before !== undefined) this.drop(before)
     if (size > this.maxChars / 4) return
-    const pending: PendingBeginning = { ...made, raw: this.copied(body) }
+    const raw = this.copied(body)
+    if (raw === undefined) return
+    const pending: PendingBeginning = { ...made, raw }
     const kept = this.scope(scope)
     kept.pending = pending
     this.add(scope, pending, size)
     this.fit()
   }
 
-  /** The first `byteEnd` bytes of a body, in a spare buffer that holds them or a new one. */
-  private copied({ raw, byteEnd }: BodyPrefix): Buffer {
+  /** The first `byteEnd` bytes of a body, in a spare buffer that holds them or a new one; undefined when the body is shorter. */
+  private copied({ raw, byteEnd }: BodyPrefix): Buffer | undefined {
+    // Never past the body: a spare buffer's rest is another body's (another organization's, maybe).
+    if (byteEnd > raw.length) return undefined
     const at = this.spare.findIndex((buffer) => buffer.length >= byteEnd)
     const buffer = at === -1 ? Buffer.allocUnsafeSlow(Math.ceil((byteEnd + 1) / BUFFER_STEP) * BUFFER_STEP) : this.spare.splice(at, 1)[0]!
     raw.copy(buffer, 0, 0, byteEnd)

@@ -181,4 +181,24 @@ describe('ParsedParts', () => {
     expect(elsewhere.messages).toEqual(next.messages)
     expect(elsewhere.messages[2]).not.toBe(next.messages[2])
   })
+
+  it('keeps no beginning of a body that is not well-formed UTF-8, whose text is not its bytes', () => {
+    const parts = new ParsedParts()
+    const shortTurn = (i: number) => ({ role: 'assistant', content: `step ${i}` })
+    // Invalid bytes in the model's name: each decodes to U+FFFD, three bytes where the body had one.
+    const body = (turns: number) => {
+      const text = JSON.stringify({ model: 'm\u0000', messages: [...conversation(1), ...Array.from({ length: turns }, (_, i) => shortTurn(i))] })
+      const raw = Buffer.from(text.replace('\\u0000', '\u00ff\u00fe'), 'latin1')
+      return { raw, text: raw.toString('utf8') }
+    }
+    let last: object[] = []
+    for (let turns = 1; turns <= 3; turns++) {
+      const { raw, text } = body(turns)
+      const value = parts.parse(text, 'o', { raw, ascii: false }).value as { messages: object[] }
+      expect(value).toEqual(JSON.parse(text))
+      // Parsed whole each time: the short messages are the body's own, not the last turn's.
+      if (turns > 1) expect(value.messages[2]).not.toBe(last[2])
+      last = value.messages
+    }
+  })
 })

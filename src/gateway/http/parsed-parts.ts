@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { CLOSE_BRACE, CLOSE_BRACKET, QUOTE } from './json-char-codes'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth'
 import { membersAfterElement, topLevelMembers, type Span } from './json-members'
@@ -20,6 +21,17 @@ export interface BodyBytes {
   readonly ascii: boolean
   /** `continueBytes` was asked already, and no beginning fitted. */
   readonly beginningsTried?: boolean
+}
+
+/**
+ * How many bytes of `raw` the first `end` characters of `text` (its decoding, or a part of it
+ * from an element's end on) came from: one per character when the bytes are ASCII; the text's own
+ * UTF-8 length when the bytes are well-formed UTF-8. Undefined otherwise: an invalid byte decodes
+ * to U+FFFD, three bytes, so the text's length would not be the bytes'.
+ */
+function bytesOf(raw: Buffer, ascii: boolean, text: string, end: number): number | undefined {
+  if (ascii) return end
+  return isUtf8(raw) ? Buffer.byteLength(text.slice(0, end)) : undefined
 }
 
 /**
@@ -121,7 +133,7 @@ export class ParsedParts {
   parse(text: string, scope: string, bytes?: BodyBytes): { value: unknown; members: Map<string, Span> | undefined } {
     if (this.budgetChars === 0 || text.length < SHORTEST_SPLIT_BODY_CHARS) return { value: parseChecked(text, MAX_JSON_DEPTH), members: undefined }
     if (bytes !== undefined && bytes.beginningsTried !== true) {
-      const continued = this.continueKnown(bytes.raw, scope, text.length, (chars) => text.slice(chars))
+      const continued = this.continueKnown(bytes.raw, bytes.ascii, scope, text.length, (chars) => text.slice(chars))
       if (continued !== undefined) return continued
     }
     const elements = new Map<string, Span[]>()
@@ -155,21 +167,21 @@ export class ParsedParts {
   continueBytes(raw: Buffer, scope: string): { value: unknown; members: Map<string, Span> } | undefined {
     if (this.budgetChars === 0 || raw.length < SHORTEST_SPLIT_BODY_CHARS) return undefined
     // ASCII: a beginning that matches is ASCII too, its byte offsets its text's.
-    return this.continueKnown(raw, scope, raw.length, (_, byteEnd) => raw.toString('latin1', byteEnd))
+    return this.continueKnown(raw, true, scope, raw.length, (_, byteEnd) => raw.toString('latin1', byteEnd))
   }
 
   /** The body continued from the first of its scope's beginnings that it begins with (`tailAfter`: its text from there). */
-  private continueKnown(raw: Buffer, scope: string, length: number, tailAfter: (chars: number, byteEnd: number) => string): { value: unknown; members: Map<string, Span> } | undefined {
+  private continueKnown(raw: Buffer, ascii: boolean, scope: string, length: number, tailAfter: (chars: number, byteEnd: number) => string): { value: unknown; members: Map<string, Span> } | undefined {
     for (const beginning of this.beginnings.made(scope)) {
       if (length <= beginning.chars || !begins(raw, beginning)) continue
-      const continued = this.continueFrom(tailAfter(beginning.chars, beginning.byteEnd), raw, beginning, scope, beginning)
+      const continued = this.continueFrom(tailAfter(beginning.chars, beginning.byteEnd), raw, ascii, beginning, scope, beginning)
       if (continued !== undefined) return continued
     }
     const pending = this.beginnings.pending(scope)
     if (pending === undefined || length <= pending.chars || !begins(raw, pending)) return undefined
     const { elements, members, conversationStart, ...place } = pending
     const before = new Map([...members].filter(([, span]) => span.end <= conversationStart))
-    return this.continueFrom(tailAfter(pending.chars, pending.byteEnd), raw, extended({ ...place, members: before, conversationStart, count: 0 }, elements), scope, pending)
+    return this.continueFrom(tailAfter(pending.chars, pending.byteEnd), raw, ascii, extended({ ...place, members: before, conversationStart, count: 0 }, elements), scope, pending)
   }
 
   /**
@@ -177,7 +189,7 @@ export class ParsedParts {
    * what follows does not read as the rest of such a body (then the whole body is parsed, which
    * refuses it as it would have), or names again a member of the beginning.
    */
-  private continueFrom(tail: string, raw: Buffer, beginning: Beginning, scope: string, replaced: Beginning | PendingBeginning): { value: unknown; members: Map<string, Span> } | undefined {
+  private continueFrom(tail: string, raw: Buffer, ascii: boolean, beginning: Beginning, scope: string, replaced: Beginning | PendingBeginning): { value: unknown; members: Map<string, Span> } | undefined {
     const offset = beginning.chars
     const elements = new Map<string, Span[]>()
     const nesting = { deepest: beginning.deepest }
@@ -205,9 +217,10 @@ export class ParsedParts {
       if (replaced !== beginning) this.beginnings.keep(scope, beginning, beginning.byteEnd + beginning.composed.length, replaced)
     } else if (Array.isArray(conversation) && endsElement(tail, end)) {
       const next = extended(beginning, conversation.slice(beginning.count))
-      const byteEnd = beginning.byteEnd + Buffer.byteLength(tail.slice(0, end))
+      const addedBytes = bytesOf(raw, ascii, tail, end)
+      const byteEnd = beginning.byteEnd + (addedBytes ?? 0)
       const { raw: _earlier, ...made } = next
-      this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end }, byteEnd + next.composed.length, replaced, { raw, byteEnd })
+      if (addedBytes !== undefined) this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end }, byteEnd + next.composed.length, replaced, { raw, byteEnd })
     }
     return { value, members }
   }
@@ -267,9 +280,8 @@ export class ParsedParts {
     const elements = value[conversation.name]
     const end = conversation.spans.at(-1)!.end
     if (!Array.isArray(elements) || !endsElement(text, end)) return
-    // One byte per character when the bytes are ASCII; else the text's own UTF-8 length (the bytes
-    // end with the element's ASCII closing character, so no invalid sequence runs past them).
-    const byteEnd = ascii ? end : Buffer.byteLength(text.slice(0, end))
+    const byteEnd = bytesOf(raw, ascii, text, end)
+    if (byteEnd === undefined) return
     const pending = { name: conversation.name, composed: before.composed, placed: before.placed, members, conversationStart: conversation.at, deepest, byteEnd, chars: end, elements: elements.slice() }
     this.beginnings.pend(scope, pending, byteEnd, { raw, byteEnd })
   }

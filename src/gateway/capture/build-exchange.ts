@@ -85,7 +85,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const redacted = redactExchange(exchange, secrets, { modelBody: upstream?.bodyHoldsSecret === false, requestBody: requestClean })
   // Sizes the stages handed over, for the texts redaction left as they were. The body sent is
   // the model body too (one string): measured once, if the backend did not say.
-  const sentBytes = upstream === undefined ? undefined : (upstream.bodyBytes ?? Buffer.byteLength(recorder.sentBody() ?? ''))
+  const sentBytes = upstream === undefined ? undefined : (upstream.bodyChunks?.length ?? Buffer.byteLength(recorder.sentBody() ?? ''))
   const requestBytes = typeof requestBody === 'string' || recorder.requestAscii ? recorder.requestBytes : requestBody === undefined ? 0 : decodedSize(requestBody)
   const known = {
     requestBody: redacted.request.body === received ? requestBytes : undefined,

@@ -39,12 +39,11 @@ export interface UpstreamRecording {
   replica: string
   /** The body sent, or a function that makes its text (read it with `sentBody()`). */
   body: string | (() => string)
-  /** The body's UTF-8 size, when the backend handed over its bytes. */
-  bodyBytes: number | undefined
   /**
-   * Those bytes, kept to the end so that the store copies them rather than encoding the text —
-   * which, for a spliced body (a concatenation), would first copy it whole. They are slices of
-   * the client's body, which the record keeps anyway, and the few bytes written anew.
+   * The body's bytes, when the backend handed them over (their length is its UTF-8 size), kept to
+   * the end so that the store copies them rather than encoding the text — which, for a spliced
+   * body (a concatenation), would first copy it whole. They are slices of the client's body, which
+   * the record keeps anyway, and the few bytes written anew.
    */
   bodyChunks: Buffer | ByteChunks | undefined
   /** Whether those bytes hold a secret the client sent as a credential; undefined when not searched. */
@@ -237,7 +236,6 @@ export class ExchangeRecorder implements UpstreamObserver {
     this.upstream = {
       replica,
       body,
-      bodyBytes: bytes?.length,
       bodyChunks: bytes,
       // Searched in its bytes: searching the text at the end would first copy a spliced body whole.
       bodyHoldsSecret: bytes === undefined ? undefined : bytesHoldSecret(bytes, sentSecrets(this.req.rawHeaders, this.url)),

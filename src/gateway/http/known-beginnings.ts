@@ -88,6 +88,11 @@ export class Beginnings {
 
   constructor(private readonly maxChars: number) {}
 
+  /** How many beginnings are kept, made and pending. */
+  get size(): number {
+    return this.order.size
+  }
+
   made(scope: string): readonly Beginning[] {
     return this.byScope.get(scope)?.made ?? []
   }

@@ -196,9 +196,14 @@ describe('ParsedParts', () => {
       const { raw, text } = body(turns)
       const value = parts.parse(text, 'o', { raw, ascii: false }).value as { messages: object[] }
       expect(value).toEqual(JSON.parse(text))
-      // Parsed whole each time: the short messages are the body's own, not the last turn's.
+      // Parsed whole each time, and nothing kept to continue: the short messages are the body's own.
       if (turns > 1) expect(value.messages[2]).not.toBe(last[2])
+      expect(parts.beginningsKept).toBe(0)
       last = value.messages
     }
+    // The same turns in well-formed UTF-8 leave a beginning.
+    const wellFormed = JSON.stringify({ model: 'é', messages: [...conversation(1), shortTurn(0)] })
+    parts.parse(wellFormed, 'o', bytesOf(wellFormed))
+    expect(parts.beginningsKept).toBe(1)
   })
 })

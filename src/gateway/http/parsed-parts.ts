@@ -216,11 +216,12 @@ export class ParsedParts {
       // The same conversation with other members after it: the beginning stays as it is.
       if (replaced !== beginning) this.beginnings.keep(scope, beginning, beginning.byteEnd + beginning.composed.length, replaced)
     } else if (Array.isArray(conversation) && endsElement(tail, end)) {
-      const next = extended(beginning, conversation.slice(beginning.count))
       const addedBytes = bytesOf(raw, ascii, tail, end)
-      const byteEnd = beginning.byteEnd + (addedBytes ?? 0)
-      const { raw: _earlier, ...made } = next
-      if (addedBytes !== undefined) this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end }, byteEnd + next.composed.length, replaced, { raw, byteEnd })
+      if (addedBytes !== undefined) {
+        const { raw: _earlier, ...made } = extended(beginning, conversation.slice(beginning.count))
+        const byteEnd = beginning.byteEnd + addedBytes
+        this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end }, byteEnd + made.composed.length, replaced, { raw, byteEnd })
+      }
     }
     return { value, members }
   }
@@ -237,9 +238,8 @@ export class ParsedParts {
     let before: Composed['before']
     let from = 0
     for (const array of arrays) {
-      // A copy of its own (flattened from a concatenation): a slice would keep the whole body alive
-      // as long as the beginning is kept, and with it every body's text past a young collection.
-      if (array === conversation) before = { composed: (' ' + composed + text.slice(from, array.at - offset + 1)).slice(1), placed: [...found] }
+      // Kept with the beginning, so a copy of its own.
+      if (array === conversation) before = { composed: ownCopy(composed + text.slice(from, array.at - offset + 1)), placed: [...found] }
       for (const [i, { start, end }] of array.spans.entries()) {
         if (end - start < SHORTEST_REMEMBERED_CHARS) continue
         const piece = text.slice(start, end)
@@ -266,8 +266,7 @@ export class ParsedParts {
     for (const { name, index, value: known } of placed) value[name]![index] = known
     for (const { name, index, piece } of fresh) {
       const element = shared(value[name]![index])
-      // A copy of its own (flattened from a concatenation): the slice would keep the whole body alive.
-      this.remembered.set([scope, (' ' + piece).slice(1)], element, piece.length)
+      this.remembered.set([scope, ownCopy(piece)], element, piece.length)
     }
     return value
   }
@@ -284,6 +283,11 @@ export class ParsedParts {
     if (byteEnd === undefined) return
     const pending = { name: conversation.name, composed: before.composed, placed: before.placed, members, conversationStart: conversation.at, deepest, byteEnd, chars: end, elements: elements.slice() }
     this.beginnings.pend(scope, pending, byteEnd, { raw, byteEnd })
+  }
+
+  /** How many beginnings (made and pending) are kept, over all scopes (for tests). */
+  get beginningsKept(): number {
+    return this.beginnings.size
   }
 
   /** How many characters are remembered, values counted (for tests and the budget). */
@@ -311,6 +315,13 @@ const spanLength = (span: Span | undefined): number => (span === undefined ? 0 :
 export const isRememberedElement = (value: unknown): boolean => remembered.has(value as object)
 
 const remembered = new WeakSet<object>()
+
+/**
+ * A copy of `text` of its own (flattened from a concatenation), for what is kept past the
+ * request: a slice would keep the whole body alive, and with it every body's text past a young
+ * collection.
+ */
+const ownCopy = (text: string): string => (' ' + text).slice(1)
 
 /** An element handed to more than one request of its scope: deep-frozen, and known as such. */
 function shared<T>(element: T): T {

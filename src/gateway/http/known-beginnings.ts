@@ -21,6 +21,12 @@ export interface ConversationPlace {
   readonly conversationStart: number
   /** How deep the body nested (a bound of the beginning's own depth that never exceeds the limit). */
   readonly deepest: number
+  /**
+   * Where each of the conversation's elements ends, as a byte offset of the body, when its bytes
+   * are its text (ASCII): a body that differs from the beginning only after some element can still
+   * be continued from that element's end.
+   */
+  readonly elementEnds: readonly number[] | undefined
 }
 
 /**

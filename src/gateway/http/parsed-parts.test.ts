@@ -207,3 +207,88 @@ describe('ParsedParts', () => {
     expect(parts.beginningsKept).toBe(1)
   })
 })
+
+describe('ParsedParts, a body that shares only its first elements with a beginning', () => {
+  const asciiLong = (label: string) => `${label} ${'x\n"y\\'.repeat(SHORTEST_SPLIT_BODY_CHARS / 4)}`
+  const shortMessage = (label: string) => ({ role: 'user', content: `${label}` })
+  /** The body as the reader hands it over: an ASCII body's bytes tried first, then its text. */
+  const read = (parts: ParsedParts, text: string, scope: string) => {
+    const raw = Buffer.from(text)
+    const ascii = raw.length === text.length
+    const continued = ascii ? parts.continueBytes(raw, scope) : undefined
+    return continued ?? parts.parse(text, scope, { raw, ascii, beginningsTried: ascii })
+  }
+
+  it('reads every body as JSON.parse does, whichever elements it shares with the ones before', () => {
+    const element = fc.oneof(
+      fc.constantFrom('system', 'again').map((label) => ({ role: 'system', content: asciiLong(label) })),
+      fc.string({ maxLength: 12 }).map(shortMessage),
+      fc.jsonValue({ maxDepth: 2 }),
+    )
+    // Each body keeps the first `keep` elements of the one before and adds its own: a changed last
+    // question, an edited recent message, a history cut short, another conversation.
+    const step = fc.record({ keep: fc.nat(6), added: fc.array(element, { maxLength: 3 }), scope: fc.constantFrom('a', 'a', 'b'), space: fc.constantFrom(undefined, 1), trailing: fc.dictionary(fc.constantFrom('model', 'stream', 'messages', 'input'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }) })
+    fc.assert(
+      fc.property(fc.constantFrom('messages', 'input'), fc.array(step, { minLength: 2, maxLength: 8 }), (name, steps) => {
+        const parts = new ParsedParts()
+        let history: unknown[] = [{ role: 'system', content: asciiLong('system') }]
+        for (const { keep, added, scope, space, trailing } of steps) {
+          history = [...history.slice(0, Math.max(1, keep)), ...added]
+          const text = JSON.stringify({ model: 'm', [name]: history, ...trailing }, null, space)
+          const expected = JSON.parse(text) as Record<string, unknown>
+          const { value, members } = read(parts, text, scope)
+          expect(value).toEqual(expected)
+          for (const [member, span] of members ?? []) expect(JSON.parse(text.slice(span.start, span.end))).toEqual(expected[member])
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('continues a prompt with another last message from the elements before it, without decoding them', () => {
+    const parts = new ParsedParts()
+    const shared = [{ role: 'system', content: asciiLong('instructions') }, ...Array.from({ length: 6 }, (_, i) => shortMessage(`earlier ${i}`))]
+    const body = (question: string) => JSON.stringify({ model: 'm', messages: [...shared, shortMessage(question)], max_tokens: 16 })
+    const first = read(parts, body('first question'), 'o').value as { messages: object[] }
+    for (const question of ['second question', 'third']) {
+      const raw = Buffer.from(body(question))
+      const continued = parts.continueBytes(raw, 'o')
+      expect(continued?.value).toEqual(JSON.parse(body(question)))
+      const messages = (continued!.value as { messages: object[] }).messages
+      // The short messages before the question are the first body's very elements, frozen.
+      for (let i = 1; i < shared.length; i++) expect(messages[i]).toBe(first.messages[i])
+      expect(Object.isFrozen(messages.at(-1))).toBe(true)
+    }
+    // One beginning: each prompt replaced the one whose last message it changed.
+    expect(parts.beginningsKept).toBe(1)
+    // Another organization shares nothing of it.
+    expect(parts.continueBytes(Buffer.from(body('fourth')), 'other')).toBeUndefined()
+  })
+
+  it('keeps the beginnings of two agents with the same instructions, each continued whole', () => {
+    const parts = new ParsedParts()
+    const instructions = { role: 'system', content: asciiLong('instructions') }
+    const histories = { a: [instructions, shortMessage('task a')], b: [instructions, shortMessage('task b')] }
+    const values: Record<string, { messages: object[] }> = {}
+    for (let turn = 0; turn < 4; turn++) {
+      for (const agent of ['a', 'b'] as const) {
+        histories[agent] = [...histories[agent], shortMessage(`${agent} step ${turn}`)]
+        const text = JSON.stringify({ model: 'm', messages: histories[agent] })
+        const value = read(parts, text, 'o').value as { messages: object[] }
+        expect(value).toEqual(JSON.parse(text))
+        // From its second turn on, an agent's history is its last body's elements.
+        if (turn > 0) for (let i = 1; i < histories[agent].length - 1; i++) expect(value.messages[i]).toBe(values[agent]!.messages[i])
+        values[agent] = value
+      }
+    }
+  })
+
+  it('continues from the shared elements only when they are at least half the body', () => {
+    const parts = new ParsedParts()
+    const instructions = { role: 'system', content: asciiLong('instructions') }
+    read(parts, JSON.stringify({ messages: [instructions, shortMessage('question')] }), 'o')
+    const mostlyNew = JSON.stringify({ messages: [instructions, { role: 'user', content: asciiLong('a long new message').repeat(2) }] })
+    expect(parts.continueBytes(Buffer.from(mostlyNew), 'o')).toBeUndefined()
+    expect(read(parts, mostlyNew, 'o').value).toEqual(JSON.parse(mostlyNew))
+  })
+})

@@ -56,6 +56,36 @@ function extended<T extends Omit<Beginning, 'raw' | 'byteEnd' | 'chars'>>(beginn
 }
 
 /**
+ * A pending beginning made, with its first `count` elements: all of them, or those a body shares.
+ * Of its members, those before the conversation: the ones after it are the earlier body's.
+ */
+function madeFrom(pending: PendingBeginning, count: number): Beginning {
+  const { elements, members, conversationStart, ...place } = pending
+  const before = new Map([...members].filter(([, span]) => span.end <= conversationStart))
+  const cut = count === elements.length ? {} : { elementEnds: pending.elementEnds!.slice(0, count), byteEnd: pending.elementEnds![count - 1]!, chars: pending.elementEnds![count - 1]! }
+  return extended({ ...place, members: before, conversationStart, count: 0, ...cut }, elements.slice(0, count))
+}
+
+/**
+ * How many of a beginning's first elements (`ends`: where each ends) `raw` shares byte for byte
+ * with the beginning's bytes `kept`, and goes on after; fewer than all of them (a body that
+ * shares all begins with the beginning). A binary search that compares each range of bytes once
+ * it is known to match, natively.
+ */
+function sharedElements(raw: Buffer, kept: Buffer, ends: readonly number[]): number {
+  let shared = 0
+  let most = ends.length - 1
+  while (most > shared) {
+    const count = Math.ceil((shared + most) / 2)
+    const from = shared === 0 ? 0 : ends[shared - 1]!
+    const end = ends[count - 1]!
+    if (end < raw.length && kept.compare(raw, from, end, from, end) === 0) shared = count
+    else most = count - 1
+  }
+  return shared
+}
+
+/**
  * Whether `raw` begins with `beginning` and goes on after it. The last bytes first: a body of
  * another conversation (or the same prompt with another question) differs there, and is told
  * apart without comparing all that came before.
@@ -170,7 +200,11 @@ export class ParsedParts {
     return this.continueKnown(raw, true, scope, raw.length, (_, byteEnd) => raw.toString('latin1', byteEnd))
   }
 
-  /** The body continued from the first of its scope's beginnings that it begins with (`tailAfter`: its text from there). */
+  /**
+   * The body continued from the first of its scope's beginnings that it begins with, or else from
+   * the end of the longest run of conversation elements it shares with one (`tailAfter`: its text
+   * from there).
+   */
   private continueKnown(raw: Buffer, ascii: boolean, scope: string, length: number, tailAfter: (chars: number, byteEnd: number) => string): { value: unknown; members: Map<string, Span> } | undefined {
     for (const beginning of this.beginnings.made(scope)) {
       if (length <= beginning.chars || !begins(raw, beginning)) continue
@@ -178,10 +212,53 @@ export class ParsedParts {
       if (continued !== undefined) return continued
     }
     const pending = this.beginnings.pending(scope)
-    if (pending === undefined || length <= pending.chars || !begins(raw, pending)) return undefined
-    const { elements, members, conversationStart, ...place } = pending
-    const before = new Map([...members].filter(([, span]) => span.end <= conversationStart))
-    return this.continueFrom(tailAfter(pending.chars, pending.byteEnd), raw, ascii, extended({ ...place, members: before, conversationStart, count: 0 }, elements), scope, pending)
+    if (pending !== undefined && length > pending.chars && begins(raw, pending)) {
+      return this.continueFrom(tailAfter(pending.chars, pending.byteEnd), raw, ascii, madeFrom(pending, pending.elements.length), scope, pending)
+    }
+    const shared = this.longestShared(raw, scope)
+    if (shared === undefined) return undefined
+    return this.continueFrom(tailAfter(shared.beginning.chars, shared.beginning.byteEnd), raw, ascii, shared.beginning, scope, shared.replaced)
+  }
+
+  /**
+   * Of the scope's beginnings that record their elements' ends, the one whose first elements the
+   * body shares the most bytes of, cut to those elements; undefined when none shares at least half
+   * the body (then most of it is decoded and scanned anyway, and its remembered elements found by
+   * their text serve as well). An IDE tool's next prompt often differs only in its last message (a
+   * fixed system prompt, another question), or an agent rewrote a recent message (a cache marker
+   * moved to the newest one).
+   *
+   * It replaces the beginning it is cut from when only that beginning's last element differs: the
+   * body is that conversation's newer branch. When more differs, the body may be another agent's
+   * with the same instructions, and both are kept.
+   */
+  private longestShared(raw: Buffer, scope: string): { beginning: Beginning; replaced: Beginning | PendingBeginning | undefined } | undefined {
+    const pending = this.beginnings.pending(scope)
+    const candidates = pending === undefined ? this.beginnings.made(scope) : [...this.beginnings.made(scope), pending]
+    let best: { from: Beginning | PendingBeginning; count: number; bytes: number } | undefined
+    for (const from of candidates) {
+      const ends = from.elementEnds
+      if (ends === undefined) continue
+      const count = sharedElements(raw, from.raw, ends)
+      const bytes = count === 0 ? 0 : ends[count - 1]!
+      if (bytes * 2 >= raw.length && bytes > (best?.bytes ?? 0)) best = { from, count, bytes }
+    }
+    if (best === undefined) return undefined
+    const { from, count } = best
+    if ('elements' in from) return { beginning: madeFrom(from, count), replaced: from.elements.length - count === 1 ? from : undefined }
+    const cut = from.count - count
+    const ends = from.elementEnds!.slice(0, count)
+    const beginning: Beginning = {
+      ...from,
+      // A made beginning's composition ends with its elements' placeholders: `0`, then `,0` for each further one.
+      composed: from.composed.slice(0, from.composed.length - 2 * cut),
+      placed: from.placed.slice(0, from.placed.length - cut),
+      count,
+      elementEnds: ends,
+      byteEnd: best.bytes,
+      chars: best.bytes,
+    }
+    return { beginning, replaced: cut === 1 ? from : undefined }
   }
 
   /**
@@ -189,7 +266,7 @@ export class ParsedParts {
    * what follows does not read as the rest of such a body (then the whole body is parsed, which
    * refuses it as it would have), or names again a member of the beginning.
    */
-  private continueFrom(tail: string, raw: Buffer, ascii: boolean, beginning: Beginning, scope: string, replaced: Beginning | PendingBeginning): { value: unknown; members: Map<string, Span> } | undefined {
+  private continueFrom(tail: string, raw: Buffer, ascii: boolean, beginning: Beginning, scope: string, replaced: Beginning | PendingBeginning | undefined): { value: unknown; members: Map<string, Span> } | undefined {
     const offset = beginning.chars
     const elements = new Map<string, Span[]>()
     const nesting = { deepest: beginning.deepest }
@@ -213,14 +290,16 @@ export class ParsedParts {
     const end = added.at(-1)?.end ?? 0
     const conversation = value[beginning.name]
     if (added.length === 0) {
-      // The same conversation with other members after it: the beginning stays as it is.
-      if (replaced !== beginning) this.beginnings.keep(scope, beginning, beginning.byteEnd + beginning.composed.length, replaced)
+      // The same conversation with other members after it: the beginning stays as it is. One cut
+      // from a beginning that stays too would share its buffer, and is not kept.
+      if (replaced !== undefined && replaced !== beginning) this.beginnings.keep(scope, beginning, beginning.byteEnd + beginning.composed.length, replaced)
     } else if (Array.isArray(conversation) && endsElement(tail, end)) {
       const addedBytes = bytesOf(raw, ascii, tail, end)
       if (addedBytes !== undefined) {
         const { raw: _earlier, ...made } = extended(beginning, conversation.slice(beginning.count))
         const byteEnd = beginning.byteEnd + addedBytes
-        this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end }, byteEnd + made.composed.length, replaced, { raw, byteEnd })
+        const elementEnds = ascii && beginning.elementEnds !== undefined ? [...beginning.elementEnds, ...added.map((span) => offset + span.end)] : undefined
+        this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end, elementEnds }, byteEnd + made.composed.length, replaced, { raw, byteEnd })
       }
     }
     return { value, members }
@@ -281,7 +360,8 @@ export class ParsedParts {
     if (!Array.isArray(elements) || !endsElement(text, end)) return
     const byteEnd = bytesOf(raw, ascii, text, end)
     if (byteEnd === undefined) return
-    const pending = { name: conversation.name, composed: before.composed, placed: before.placed, members, conversationStart: conversation.at, deepest, byteEnd, chars: end, elements: elements.slice() }
+    const elementEnds = ascii ? conversation.spans.map((span) => span.end) : undefined
+    const pending = { name: conversation.name, composed: before.composed, placed: before.placed, members, conversationStart: conversation.at, deepest, byteEnd, chars: end, elements: elements.slice(), elementEnds }
     this.beginnings.pend(scope, pending, byteEnd, { raw, byteEnd })
   }
 

@@ -55,22 +55,31 @@ function extended<T extends Omit<Beginning, 'raw' | 'byteEnd' | 'chars'>>(beginn
   return { ...beginning, placed, composed, count: beginning.count + elements.length }
 }
 
+/** Where a beginning cut to its first elements ends. */
+type CutEnd = Pick<Beginning, 'elementEnds' | 'byteEnd' | 'chars'>
+
+/** The end of a beginning of an ASCII body cut to its first `count` elements (`ends`: where each ends). */
+function cutEnd(ends: readonly number[], count: number): CutEnd {
+  const end = ends[count - 1]!
+  return { elementEnds: ends.slice(0, count), byteEnd: end, chars: end }
+}
+
 /**
- * A pending beginning made, with its first `count` elements: all of them, or those a body shares.
- * Of its members, those before the conversation: the ones after it are the earlier body's.
+ * A pending beginning made, with its first `count` elements: all of them, or, ending at `cut`,
+ * those a body shares. Of its members, those before the conversation: the ones after it are the
+ * earlier body's.
  */
-function madeFrom(pending: PendingBeginning, count: number): Beginning {
+function madeFrom(pending: PendingBeginning, count: number, cut?: CutEnd): Beginning {
   const { elements, members, conversationStart, ...place } = pending
   const before = new Map([...members].filter(([, span]) => span.end <= conversationStart))
-  const cut = count === elements.length ? {} : { elementEnds: pending.elementEnds!.slice(0, count), byteEnd: pending.elementEnds![count - 1]!, chars: pending.elementEnds![count - 1]! }
   return extended({ ...place, members: before, conversationStart, count: 0, ...cut }, elements.slice(0, count))
 }
 
 /**
  * How many of a beginning's first elements (`ends`: where each ends) `raw` shares byte for byte
  * with the beginning's bytes `kept`, and goes on after; fewer than all of them (a body that
- * shares all begins with the beginning). A binary search that compares each range of bytes once
- * it is known to match, natively.
+ * shares all begins with the beginning). A binary search that compares, natively, only bytes past
+ * those known to match.
  */
 function sharedElements(raw: Buffer, kept: Buffer, ends: readonly number[]): number {
   let shared = 0
@@ -235,30 +244,32 @@ export class ParsedParts {
   private longestShared(raw: Buffer, scope: string): { beginning: Beginning; replaced: Beginning | PendingBeginning | undefined } | undefined {
     const pending = this.beginnings.pending(scope)
     const candidates = pending === undefined ? this.beginnings.made(scope) : [...this.beginnings.made(scope), pending]
-    let best: { from: Beginning | PendingBeginning; count: number; bytes: number } | undefined
+    let best: { from: Beginning | PendingBeginning; ends: readonly number[]; count: number; bytes: number } | undefined
     for (const from of candidates) {
       const ends = from.elementEnds
-      if (ends === undefined) continue
+      if (ends === undefined || ends.length < 2) continue
+      // The most it could share: all its elements but the last.
+      const most = ends[ends.length - 2]!
+      if (most * 2 < raw.length || most <= (best?.bytes ?? 0)) continue
       const count = sharedElements(raw, from.raw, ends)
       const bytes = count === 0 ? 0 : ends[count - 1]!
-      if (bytes * 2 >= raw.length && bytes > (best?.bytes ?? 0)) best = { from, count, bytes }
+      if (bytes * 2 >= raw.length && bytes > (best?.bytes ?? 0)) best = { from, ends, count, bytes }
     }
     if (best === undefined) return undefined
-    const { from, count } = best
-    if ('elements' in from) return { beginning: madeFrom(from, count), replaced: from.elements.length - count === 1 ? from : undefined }
-    const cut = from.count - count
-    const ends = from.elementEnds!.slice(0, count)
+    const { from, ends, count } = best
+    const replaced = ends.length - count === 1 ? from : undefined
+    const cut = cutEnd(ends, count)
+    if ('elements' in from) return { beginning: madeFrom(from, count, cut), replaced }
+    const dropped = from.count - count
     const beginning: Beginning = {
       ...from,
       // A made beginning's composition ends with its elements' placeholders: `0`, then `,0` for each further one.
-      composed: from.composed.slice(0, from.composed.length - 2 * cut),
-      placed: from.placed.slice(0, from.placed.length - cut),
+      composed: from.composed.slice(0, from.composed.length - 2 * dropped),
+      placed: from.placed.slice(0, from.placed.length - dropped),
       count,
-      elementEnds: ends,
-      byteEnd: best.bytes,
-      chars: best.bytes,
+      ...cut,
     }
-    return { beginning, replaced: cut === 1 ? from : undefined }
+    return { beginning, replaced }
   }
 
   /**

@@ -2,7 +2,7 @@
 // the one the c=1 "added latency" follows (at c=1 a request's added time is the contender's CPU).
 //
 //   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--cells LIST]
-//                                            [--baseline CLI] [--capture-off] [--gc] [--survivors] [--node-args=ARGS]
+//                                            [--api chat|responses|messages] [--baseline CLI] [--capture-off] [--gc] [--survivors] [--node-args=ARGS]
 //
 // Starts the fake model server, the bare proxy and Mortar (as run.ts does), sends `count`
 // sequential JSON requests to each per round, and reads each process's utime + stime from
@@ -10,6 +10,8 @@
 // of requests). Also prints the added p50 of each round. Needs `npm run build` first.
 //   --sizes         every prompt of the sweep (sweep.ts) instead of the main table's request
 //   --cells LIST    with --sizes, only these cells, by name, comma-separated ("stable 32 KB,growing 128 KB")
+//   --api API       the cells' prompts sent to this API (chat by default), as the sweep sends them:
+//                   for Messages, the bare proxy carries the same conversation as chat completions
 //   --baseline CLI  another build's out/main/cli.js as `mortar-baseline`, measured in the same
 //                   rounds, alternating with Mortar: the ratio of the two is a before/after that
 //                   the machine's load affects alike
@@ -33,8 +35,8 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { direct, startBare, startMortar, startUpstream } from './contenders'
 import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib'
-import { cellName, SWEEP_CELLS } from './sweep'
-import type { Contender, Kind, LoadJob, Prompt } from './types'
+import { cellName, routeOf, SWEEP_CELLS } from './sweep'
+import type { Api, Contender, Kind, LoadJob, Prompt } from './types'
 
 const { values: opts } = parseArgs({
   options: {
@@ -44,6 +46,7 @@ const { values: opts } = parseArgs({
     baseline: { type: 'string' },
     'capture-off': { type: 'boolean', default: false },
     cells: { type: 'string' },
+    api: { type: 'string', default: 'chat' },
     'node-args': { type: 'string', default: '' },
     gc: { type: 'boolean', default: false },
     survivors: { type: 'boolean', default: false },
@@ -52,6 +55,9 @@ const { values: opts } = parseArgs({
 const COUNT = Number(opts.count)
 const ROUNDS = Number(opts.rounds)
 const TICK_US = 10_000
+const APIS: readonly Api[] = ['chat', 'responses', 'messages']
+if (!APIS.includes(opts.api as Api)) throw new Error(`--api: one of ${APIS.join(', ')}`)
+const API = opts.api as Api
 
 ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-cpu-'))
@@ -77,7 +83,7 @@ const cells: { name: string; prompt: Prompt | undefined }[] = opts.sizes
   ? chosen.map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
   : [{ name: 'default', prompt: undefined }]
 let first = 0
-const job = <K extends Kind>(c: Contender, extra: Omit<LoadJob, 'url'> & { kind: K }): LoadJob & { kind: K } => ({ url: c.url, headers: c.headers, first: (first += 1_000_000), ...extra })
+const job = <K extends Kind>(c: Contender, extra: Omit<LoadJob, 'url'> & { kind: K }): LoadJob & { kind: K } => ({ ...routeOf(c, API), headers: c.headers, first: (first += 1_000_000), ...extra })
 const median = (values: number[]): number => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
 const contender = (id: string): Contender => contenders[id]!
 try {
@@ -103,7 +109,7 @@ try {
     const cpu = (id: string): number => median((rows[id] ?? []).map((r) => r.cpuUs))
     const p50 = (id: string): number => median((rows[id] ?? []).map((r) => r.p50))
     // Each figure is that process's own CPU: "direct" is the fake model server answering alone.
-    let line = `${cell.name}: CPU per request at c=1 (median of ${ROUNDS} rounds of ${COUNT}), µs: fake server ${cpu('direct').toFixed(0)}, bare proxy ${cpu('bare').toFixed(0)}, Mortar ${cpu('mortar').toFixed(0)} (Mortar ÷ bare ${(cpu('mortar') / cpu('bare')).toFixed(2)})`
+    let line = `${API === 'chat' ? '' : `${API}: `}${cell.name}: CPU per request at c=1 (median of ${ROUNDS} rounds of ${COUNT}), µs: fake server ${cpu('direct').toFixed(0)}, bare proxy ${cpu('bare').toFixed(0)}, Mortar ${cpu('mortar').toFixed(0)} (Mortar ÷ bare ${(cpu('mortar') / cpu('bare')).toFixed(2)})`
     if (opts.baseline) {
       const ratios = (rows.mortar ?? []).map((r, i) => r.cpuUs / (rows['mortar-baseline']?.[i]?.cpuUs ?? NaN))
       line += `; baseline ${cpu('mortar-baseline').toFixed(0)} (Mortar ÷ baseline, median of the rounds' ratios: ${median(ratios).toFixed(2)})`

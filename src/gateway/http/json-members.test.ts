@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { topLevelMembers } from './json-members'
+import { membersAfterElement, topLevelMembers, type Span } from './json-members'
 
 /** Each member's value as its span's text reads, for comparison with JSON.parse. */
 const valuesOf = (text: string): Record<string, unknown> | undefined => {
@@ -40,5 +40,39 @@ describe('topLevelMembers', () => {
     expect(topLevelMembers('{"messages":[1],"messag\\u0065s":[2]}')).toBeUndefined()
     expect(topLevelMembers('[1,2]')).toBeUndefined()
     expect(topLevelMembers('"text"')).toBeUndefined()
+  })
+})
+
+describe('membersAfterElement', () => {
+  it('reads the rest of a body from after any element of its array, or from its opening bracket', () => {
+    const json = fc.jsonValue({ maxDepth: 3 })
+    // Not integer-like (JavaScript orders those first): every one is written after the array.
+    const names = fc.string({ maxLength: 6 }).map((name) => `k${name}`).filter((name) => !JSON.stringify(name).includes('\\'))
+    fc.assert(
+      fc.property(fc.array(json, { maxLength: 5 }), fc.dictionary(names, json, { maxKeys: 3 }), fc.nat(5), fc.constantFrom(undefined, 1, '\t'), (elements, after, cut, space) => {
+        const text = JSON.stringify({ messages: elements, ...after }, null, space)
+        const { messages: _elements, ...others } = JSON.parse(text) as Record<string, unknown>
+        const found = new Map<string, Span[]>()
+        const members = topLevelMembers(text, new Set(['messages']), found)!
+        const spans = found.get('messages')!
+        const count = Math.min(cut, spans.length)
+        // From after element `count`, or, with none, from just after the bracket.
+        const tail = text.slice(count === 0 ? members.get('messages')!.start + 1 : spans[count - 1]!.end)
+        const rest = new Map<string, Span[]>()
+        const read = membersAfterElement(tail, 'messages', new Set(['messages']), rest, { deepest: 0 }, count === 0)!
+        const parsed = (span: Span): unknown => JSON.parse(tail.slice(span.start, span.end))
+        expect(rest.get('messages')!.map(parsed)).toEqual(elements.slice(count))
+        expect(tail[read.arrayEnd - 1]).toBe(']')
+        expect(Object.fromEntries([...read.members].map(([name, span]) => [name, parsed(span)]))).toEqual(others)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('refuses a text that does not go on from where it is said to start', () => {
+    const rest = () => new Map<string, Span[]>()
+    expect(membersAfterElement('1,2]}', 'messages', new Set(), rest(), { deepest: 0 })).toBeUndefined()
+    expect(membersAfterElement(',1]}', 'messages', new Set(), rest(), { deepest: 0 }, true)).toBeUndefined()
+    expect(membersAfterElement(']}', 'messages', new Set(), rest(), { deepest: 0 }, true)).toEqual({ arrayEnd: 1, members: new Map() })
   })
 })

@@ -30,11 +30,12 @@ export function topLevelMembers(text: string, split?: ReadonlySet<string>, eleme
 
 /**
  * The rest of `topLevelMembers`' scan for a text that continues a known beginning: `text` starts
- * right after an element of the top-level array member `name` (whatever follows: more elements,
- * the array's end, more members). The spans are of `text`: `elements` gets the array's further
- * elements under `name`, and those of other arrays named in `split`, as `topLevelMembers` finds
- * them; the members after the array are returned with the array's end (`arrayEnd`). Undefined
- * when the text does not go on as such a body would, or when a name holds an escape.
+ * right after an element of the top-level array member `name`, or, `atOpening`, right after that
+ * array's opening bracket (whatever follows: more elements, the array's end, more members). The
+ * spans are of `text`: `elements` gets the array's further elements under `name`, and those of
+ * other arrays named in `split`, as `topLevelMembers` finds them; the members after the array are
+ * returned with the array's end (`arrayEnd`). Undefined when the text does not go on as such a
+ * body would, or when a name holds an escape.
  */
 export function membersAfterElement(
   text: string,
@@ -42,14 +43,18 @@ export function membersAfterElement(
   split: ReadonlySet<string>,
   elements: Map<string, Span[]>,
   nesting: Nesting,
+  atOpening = false,
 ): { arrayEnd: number; members: Map<string, Span> } | undefined {
   const rest: Span[] = []
   let at = skipSpace(text, 0)
-  for (;;) {
+  for (let first = atOpening; ; first = false) {
     const next = text.charCodeAt(at)
     if (next === CLOSE_BRACKET) break
-    if (next !== COMMA) return undefined
-    at = skipSpace(text, at + 1)
+    // Elements after the first follow a comma.
+    if (!first) {
+      if (next !== COMMA) return undefined
+      at = skipSpace(text, at + 1)
+    }
     const end = valueEnd(text, at, 2, nesting)
     if (end === -1) return undefined
     rest.push({ start: at, end })

@@ -1,9 +1,9 @@
 import type { Span } from './json-members'
 
-/** A placeholder's value: element `index` of member `name`. */
+/** A placeholder's value: element `index` of member `name`, or, with no index, the member's value itself. */
 export interface Placed {
   readonly name: string
-  readonly index: number
+  readonly index: number | undefined
   readonly value: unknown
 }
 

@@ -208,16 +208,19 @@ describe('ParsedParts', () => {
   })
 })
 
+/** A text as long as a body worth splitting, ASCII (escapes included). */
+const asciiLong = (label: string) => `${label} ${'x\n"y\\'.repeat(SHORTEST_SPLIT_BODY_CHARS / 4)}`
+
+/** The body as the reader hands it over (an ASCII body's bytes tried first, then its text), and whether its bytes were continued undecoded. */
+const read = (parts: ParsedParts, text: string, scope: string) => {
+  const raw = Buffer.from(text)
+  const ascii = raw.length === text.length
+  const continued = ascii ? parts.continueBytes(raw, scope) : undefined
+  return { ...(continued ?? parts.parse(text, scope, { raw, ascii, beginningsTried: ascii })), continued: continued !== undefined }
+}
+
 describe('ParsedParts, a body that shares only its first elements with a beginning', () => {
-  const asciiLong = (label: string) => `${label} ${'x\n"y\\'.repeat(SHORTEST_SPLIT_BODY_CHARS / 4)}`
   const shortMessage = (label: string) => ({ role: 'user', content: `${label}` })
-  /** The body as the reader hands it over: an ASCII body's bytes tried first, then its text. */
-  const read = (parts: ParsedParts, text: string, scope: string) => {
-    const raw = Buffer.from(text)
-    const ascii = raw.length === text.length
-    const continued = ascii ? parts.continueBytes(raw, scope) : undefined
-    return continued ?? parts.parse(text, scope, { raw, ascii, beginningsTried: ascii })
-  }
 
   it('reads every body as JSON.parse does, whichever elements it shares with the ones before', () => {
     const element = fc.oneof(
@@ -290,5 +293,76 @@ describe('ParsedParts, a body that shares only its first elements with a beginni
     const mostlyNew = JSON.stringify({ messages: [instructions, { role: 'user', content: asciiLong('a long new message').repeat(2) }] })
     expect(parts.continueBytes(Buffer.from(mostlyNew), 'o')).toBeUndefined()
     expect(read(parts, mostlyNew, 'o').value).toEqual(JSON.parse(mostlyNew))
+  })
+})
+
+describe('ParsedParts, a long system prompt or instructions as one text', () => {
+
+  it('reads every body as JSON.parse does, wherever the text is and whatever else changes', () => {
+    const text = fc.oneof(
+      fc.constantFrom('one', 'two').map(asciiLong),
+      fc.constantFrom('é unicode', 'short').map((label) => (label === 'short' ? label : `${label} ${asciiLong(label)}`)),
+      fc.array(fc.constantFrom('one', 'two').map((label) => ({ type: 'text', text: asciiLong(label) })), { maxLength: 2 }),
+      fc.jsonValue({ maxDepth: 1 }),
+    )
+    const message = fc.oneof(fc.string({ maxLength: 12 }).map((content) => ({ role: 'user', content })), fc.jsonValue({ maxDepth: 2 }))
+    const step = fc.record({
+      member: fc.constantFrom('system', 'instructions'),
+      text,
+      textFirst: fc.boolean(),
+      name: fc.constantFrom('messages', 'input'),
+      conversation: fc.array(message, { maxLength: 3 }),
+      scope: fc.constantFrom('a', 'a', 'b'),
+      space: fc.constantFrom(undefined, 1),
+      trailing: fc.dictionary(fc.constantFrom('model', 'stream', 'system', 'instructions', 'messages'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+    })
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 2, maxLength: 8 }), (steps) => {
+        const parts = new ParsedParts()
+        for (const { member, text: value, textFirst, name, conversation, scope, space, trailing } of steps) {
+          const body = textFirst ? { model: 'm', [member]: value, [name]: conversation } : { model: 'm', [name]: conversation, [member]: value }
+          const json = JSON.stringify({ ...body, ...trailing }, null, space)
+          const expected = JSON.parse(json) as Record<string, unknown>
+          const { value: got, members } = read(parts, json, scope)
+          expect(got).toEqual(expected)
+          for (const [key, span] of members ?? []) expect(JSON.parse(json.slice(span.start, span.end))).toEqual(expected[key])
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  for (const [api, member, conversation] of [
+    ['Messages', 'system', 'messages'],
+    ['Responses', 'instructions', 'input'],
+  ] as const) {
+    it(`continues a ${api} prompt with another question from its ${member}, without decoding it`, () => {
+      const parts = new ParsedParts()
+      const body = (question: string) => JSON.stringify({ model: 'm', [member]: asciiLong('instructions'), [conversation]: [{ role: 'user', content: question }], max_tokens: 16 })
+      expect(read(parts, body('first question'), 'o').continued).toBe(false)
+      for (const question of ['second question', 'third', 'a fourth, longer question than the others']) {
+        const { value, continued } = read(parts, body(question), 'o')
+        expect(continued).toBe(true)
+        expect(value).toEqual(JSON.parse(body(question)))
+      }
+      // One beginning: each prompt replaced the one whose question it changed.
+      expect(parts.beginningsKept).toBe(1)
+      expect(parts.continueBytes(Buffer.from(body('fifth')), 'other')).toBeUndefined()
+      // Another text is not the one remembered.
+      const other = JSON.stringify({ model: 'm', [member]: asciiLong('other instructions'), [conversation]: [{ role: 'user', content: 'q' }] })
+      expect(read(parts, other, 'o')).toMatchObject({ continued: false, value: JSON.parse(other) })
+    })
+  }
+
+  it('continues an agent whose instructions come before its conversation, turn after turn', () => {
+    const parts = new ParsedParts()
+    let input: object[] = [{ role: 'user', content: 'task' }]
+    for (let turn = 0; turn < 5; turn++) {
+      input = [...input, { type: 'function_call_output', call_id: `c${turn}`, output: `result ${turn}` }]
+      const text = JSON.stringify({ model: 'm', instructions: asciiLong('instructions'), input })
+      const { value, continued } = read(parts, text, 'o')
+      expect(value).toEqual(JSON.parse(text))
+      expect(continued).toBe(turn > 0)
+    }
   })
 })

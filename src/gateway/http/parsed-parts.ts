@@ -12,6 +12,12 @@ import { PartsMap } from '../parts-map'
  * blocks (Messages).
  */
 const HISTORY_MEMBERS: ReadonlySet<string> = new Set(['messages', 'input', 'tools', 'system'])
+/**
+ * The top-level strings clients send again turn after turn: a system prompt as one text
+ * (Messages), instructions (Responses). A long one is remembered as an element is, and put in its
+ * member's place.
+ */
+const TEXT_MEMBERS: ReadonlySet<string> = new Set(['system', 'instructions'])
 /** How many of a beginning's last bytes are compared before all of it. */
 const NEAR_END_BYTES = 64
 
@@ -58,11 +64,17 @@ function extended<T extends Omit<Beginning, 'raw' | 'byteEnd' | 'chars'>>(beginn
 /** Where a beginning cut to its first elements ends. */
 type CutEnd = Pick<Beginning, 'elementEnds' | 'byteEnd' | 'chars'>
 
-/** The end of a beginning of an ASCII body cut to its first `count` elements (`ends`: where each ends). */
-function cutEnd(ends: readonly number[], count: number): CutEnd {
-  const end = ends[count - 1]!
+/**
+ * The end of a beginning of an ASCII body cut to its first `count` elements (`ends`: where each
+ * ends; `open`: just after the conversation's opening bracket, the end of a beginning of none).
+ */
+function cutEnd(ends: readonly number[], count: number, open: number): CutEnd {
+  const end = count === 0 ? open : ends[count - 1]!
   return { elementEnds: ends.slice(0, count), byteEnd: end, chars: end }
 }
+
+/** How long the placeholders of `count` elements are in a composition: `0`, then `,0` for each further one. */
+const placeholdersLength = (count: number): number => Math.max(0, 2 * count - 1)
 
 /**
  * A pending beginning made, with its first `count` elements: all of them, or, ending at `cut`,
@@ -78,10 +90,11 @@ function madeFrom(pending: PendingBeginning, count: number, cut?: CutEnd): Begin
 /**
  * How many of a beginning's first elements (`ends`: where each ends) `raw` shares byte for byte
  * with the beginning's bytes `kept`, and goes on after; fewer than all of them (a body that
- * shares all begins with the beginning). A binary search that compares, natively, only bytes past
- * those known to match.
+ * shares all begins with the beginning). None when it shares the bytes up to the conversation's
+ * opening bracket (`open`) only; -1 when not even those. A binary search that compares, natively,
+ * only bytes past those known to match.
  */
-function sharedElements(raw: Buffer, kept: Buffer, ends: readonly number[]): number {
+function sharedElements(raw: Buffer, kept: Buffer, ends: readonly number[], open: number): number {
   let shared = 0
   let most = ends.length - 1
   while (most > shared) {
@@ -91,6 +104,7 @@ function sharedElements(raw: Buffer, kept: Buffer, ends: readonly number[]): num
     if (end < raw.length && kept.compare(raw, from, end, from, end) === 0) shared = count
     else most = count - 1
   }
+  if (shared === 0 && (open >= raw.length || kept.compare(raw, 0, open, 0, open) !== 0)) return -1
   return shared
 }
 
@@ -109,21 +123,23 @@ function begins(raw: Buffer, beginning: Pick<Beginning, 'raw' | 'byteEnd'>): boo
 /** Of those, the ones that hold the conversation itself, which a client extends turn after turn. */
 const CONVERSATION_MEMBERS: ReadonlySet<string> = new Set(['messages', 'input'])
 
-/** One history array's elements to look for among the remembered: the first is element `first`; `at` orders the arrays. */
+/**
+ * One history array's elements to look for among the remembered: the first is element `first`;
+ * `at` orders the arrays. `whole`: the member's value is the one piece, a long text.
+ */
 interface ArrayPart {
   readonly name: string
   readonly spans: readonly Span[]
   readonly first: number
   readonly at: number
+  readonly whole: boolean
 }
 
 /** A body composed for one parse, and what it leaves to put in place and to remember. */
 interface Composed {
   composed: string
   placed: readonly Placed[]
-  fresh: readonly { name: string; index: number; piece: string }[]
-  /** The composition up to the conversation's opening bracket, when asked for. */
-  before: { composed: string; placed: Placed[] } | undefined
+  fresh: readonly { name: string; index: number | undefined; piece: string }[]
 }
 
 /** Bodies shorter than this are parsed whole: looking for known parts costs more than parsing them. */
@@ -181,14 +197,19 @@ export class ParsedParts {
     // The scan went through every value: its depth is the text's, no second pass needed.
     if (members === undefined) return { value: parseChecked(text, MAX_JSON_DEPTH), members }
     if (nesting.deepest > MAX_JSON_DEPTH) throw new TooDeep()
-    const split = [...elements].filter(([name]) => spanLength(members.get(name)) >= SHORTEST_REMEMBERED_CHARS)
-    if (split.length === 0) return { value: JSON.parse(text) as unknown, members }
-    const arrays = split.map(([name, spans]) => ({ name, spans, first: 0, at: members.get(name)!.start })).sort((a, b) => a.at - b.at)
+    const long = (name: string) => spanLength(members.get(name)) >= SHORTEST_REMEMBERED_CHARS
+    const texts = textParts(text, members, elements)
+    if (texts.length === 0 && ![...elements.keys()].some(long)) return { value: JSON.parse(text) as unknown, members }
+    // A conversation is composed even when it is short: the next body of the scope may go on from it.
+    const arrays = [...elements]
+      .filter(([name, spans]) => long(name) || (CONVERSATION_MEMBERS.has(name) && spans.length > 0))
+      .map(([name, spans]): ArrayPart => ({ name, spans, first: 0, at: members.get(name)!.start, whole: false }))
+      .concat(texts)
+      .sort((a, b) => a.at - b.at)
     const conversation = arrays.find((array) => CONVERSATION_MEMBERS.has(array.name) && array.spans.length > 0)
     try {
-      const composed = this.compose(text, 0, arrays, scope, '', [], conversation)
-      const value = this.parseComposed(composed, scope)
-      if (bytes !== undefined && conversation !== undefined && composed.before !== undefined) this.pend(text, bytes, value, scope, conversation, composed.before, members, nesting.deepest)
+      const value = this.parseComposed(this.compose(text, 0, arrays, scope, '', []), scope)
+      if (bytes !== undefined && conversation !== undefined) this.pend(text, bytes, value, scope, arrays, conversation, members, nesting.deepest)
       return { value, members }
     } catch (error) {
       // A piece that is not JSON: the whole body's parse says what is wrong where, as it would have.
@@ -247,24 +268,27 @@ export class ParsedParts {
     let best: { from: Beginning | PendingBeginning; ends: readonly number[]; count: number; bytes: number } | undefined
     for (const from of candidates) {
       const ends = from.elementEnds
-      if (ends === undefined || ends.length < 2) continue
+      if (ends === undefined || ends.length === 0) continue
+      // ASCII (it records its ends), so the bracket's offset in its text is its byte offset.
+      const open = from.conversationStart + 1
       // The most it could share: all its elements but the last.
-      const most = ends[ends.length - 2]!
+      const most = ends.length === 1 ? open : ends[ends.length - 2]!
       if (most * 2 < raw.length || most <= (best?.bytes ?? 0)) continue
-      const count = sharedElements(raw, from.raw, ends)
-      const bytes = count === 0 ? 0 : ends[count - 1]!
+      const count = sharedElements(raw, from.raw, ends, open)
+      if (count === -1) continue
+      const bytes = count === 0 ? open : ends[count - 1]!
       if (bytes * 2 >= raw.length && bytes > (best?.bytes ?? 0)) best = { from, ends, count, bytes }
     }
     if (best === undefined) return undefined
     const { from, ends, count } = best
     const replaced = ends.length - count === 1 ? from : undefined
-    const cut = cutEnd(ends, count)
+    const cut = cutEnd(ends, count, from.conversationStart + 1)
     if ('elements' in from) return { beginning: madeFrom(from, count, cut), replaced }
     const dropped = from.count - count
     const beginning: Beginning = {
       ...from,
-      // A made beginning's composition ends with its elements' placeholders: `0`, then `,0` for each further one.
-      composed: from.composed.slice(0, from.composed.length - 2 * dropped),
+      // A made beginning's composition ends with its elements' placeholders.
+      composed: from.composed.slice(0, from.composed.length - (placeholdersLength(from.count) - placeholdersLength(count))),
       placed: from.placed.slice(0, from.placed.length - dropped),
       count,
       ...cut,
@@ -281,15 +305,15 @@ export class ParsedParts {
     const offset = beginning.chars
     const elements = new Map<string, Span[]>()
     const nesting = { deepest: beginning.deepest }
-    const after = membersAfterElement(tail, beginning.name, HISTORY_MEMBERS, elements, nesting)
+    const after = membersAfterElement(tail, beginning.name, HISTORY_MEMBERS, elements, nesting, beginning.count === 0)
     if (after === undefined) return undefined
     // A member of the beginning written again: its last value is the body's, not the one placed.
     for (const name of after.members.keys()) if (name === beginning.name || beginning.members.has(name)) return undefined
     if (nesting.deepest > MAX_JSON_DEPTH) throw new TooDeep()
-    const arrays = [...elements].map(([name, spans]) => ({ name, spans, first: name === beginning.name ? beginning.count : 0, at: spans[0]?.start ?? 0 })).sort((a, b) => a.at - b.at)
-    let value: Record<string, unknown[]>
+    const arrays = [...elements].map(([name, spans]) => ({ name, spans, first: name === beginning.name ? beginning.count : 0, at: spans[0]?.start ?? 0, whole: false })).sort((a, b) => a.at - b.at)
+    let value: Record<string, unknown>
     try {
-      value = this.parseComposed(this.compose(tail, offset, arrays, scope, beginning.composed, beginning.placed, undefined), scope)
+      value = this.parseComposed(this.compose(tail, offset, arrays, scope, beginning.composed, beginning.placed), scope)
     } catch (error) {
       if (!(error instanceof SyntaxError)) throw error
       return undefined
@@ -319,22 +343,18 @@ export class ParsedParts {
   /**
    * `text` composed for one parse: each remembered element of `arrays` (spans of `text`, whose
    * first is element `first` of its member) written as `0`, after `composed` (a beginning's, whose
-   * placeholders are `placed`). With `conversation`, also the composition up to that array's
-   * opening bracket: the beginning the next body of the scope may continue.
+   * placeholders are `placed`).
    */
-  private compose(text: string, offset: number, arrays: readonly ArrayPart[], scope: string, composed: string, placed: readonly Placed[], conversation: ArrayPart | undefined): Composed {
+  private compose(text: string, offset: number, arrays: readonly ArrayPart[], scope: string, composed: string, placed: readonly Placed[]): Composed {
     const found: Placed[] = [...placed]
-    const fresh: { name: string; index: number; piece: string }[] = []
-    let before: Composed['before']
+    const fresh: { name: string; index: number | undefined; piece: string }[] = []
     let from = 0
     for (const array of arrays) {
-      // Kept with the beginning, so a copy of its own.
-      if (array === conversation) before = { composed: ownCopy(composed + text.slice(from, array.at - offset + 1)), placed: [...found] }
       for (const [i, { start, end }] of array.spans.entries()) {
         if (end - start < SHORTEST_REMEMBERED_CHARS) continue
         const piece = text.slice(start, end)
         const known = this.remembered.get([scope, piece])
-        const index = array.first + i
+        const index = array.whole ? undefined : array.first + i
         if (known === undefined) {
           fresh.push({ name: array.name, index, piece })
           continue
@@ -344,18 +364,21 @@ export class ParsedParts {
         from = end
       }
     }
-    return { composed: from === 0 ? composed + text : composed + text.slice(from), placed: found, fresh, before }
+    return { composed: from === 0 ? composed + text : composed + text.slice(from), placed: found, fresh }
   }
 
   /**
    * One parse of the composed body, then the remembered values put in their places; the long
    * elements that were not remembered are frozen and remembered from that same parse.
    */
-  private parseComposed({ composed, placed, fresh }: Composed, scope: string): Record<string, unknown[]> {
-    const value = JSON.parse(composed) as Record<string, unknown[]>
-    for (const { name, index, value: known } of placed) value[name]![index] = known
+  private parseComposed({ composed, placed, fresh }: Composed, scope: string): Record<string, unknown> {
+    const value = JSON.parse(composed) as Record<string, unknown>
+    for (const { name, index, value: known } of placed) {
+      if (index === undefined) value[name] = known
+      else (value[name] as unknown[])[index] = known
+    }
     for (const { name, index, piece } of fresh) {
-      const element = shared(value[name]![index])
+      const element = shared(index === undefined ? value[name] : (value[name] as unknown[])[index])
       this.remembered.set([scope, ownCopy(piece)], element, piece.length)
     }
     return value
@@ -365,14 +388,15 @@ export class ParsedParts {
    * Leave what the next body of this scope may begin with: this one up to the end of its
    * conversation's last element, as parsed (pending: made only when a body continues it).
    */
-  private pend(text: string, { raw, ascii }: BodyBytes, value: Record<string, unknown[]>, scope: string, conversation: ArrayPart, before: { composed: string; placed: Placed[] }, members: Map<string, Span>, deepest: number): void {
+  private pend(text: string, { raw, ascii }: BodyBytes, value: Record<string, unknown>, scope: string, arrays: readonly ArrayPart[], conversation: ArrayPart, members: Map<string, Span>, deepest: number): void {
     const elements = value[conversation.name]
     const end = conversation.spans.at(-1)!.end
     if (!Array.isArray(elements) || !endsElement(text, end)) return
     const byteEnd = bytesOf(raw, ascii, text, end)
     if (byteEnd === undefined) return
     const elementEnds = ascii ? conversation.spans.map((span) => span.end) : undefined
-    const pending = { name: conversation.name, composed: before.composed, placed: before.placed, members, conversationStart: conversation.at, deepest, byteEnd, chars: end, elements: elements.slice(), elementEnds }
+    const before = compositionBefore(text, arrays, conversation, value)
+    const pending = { name: conversation.name, ...before, members, conversationStart: conversation.at, deepest, byteEnd, chars: end, elements: elements.slice(), elementEnds }
     this.beginnings.pend(scope, pending, byteEnd, { raw, byteEnd })
   }
 
@@ -396,6 +420,40 @@ function parseChecked(text: string, depth: number): unknown {
 }
 
 const spanLength = (span: Span | undefined): number => (span === undefined ? 0 : span.end - span.start)
+
+/**
+ * `text` (a body parsed whole into `value`) composed up to its conversation's opening bracket, for
+ * a beginning: each long piece before it written as `0` and placed with its value. Those not
+ * remembered before are now, and parsed once, not again by every body that continues it.
+ */
+function compositionBefore(text: string, arrays: readonly ArrayPart[], conversation: ArrayPart, value: Record<string, unknown>): { composed: string; placed: Placed[] } {
+  const placed: Placed[] = []
+  let composed = ''
+  let from = 0
+  for (const array of arrays) {
+    if (array.at >= conversation.at) break
+    for (const [i, { start, end }] of array.spans.entries()) {
+      if (end - start < SHORTEST_REMEMBERED_CHARS) continue
+      const index = array.whole ? undefined : array.first + i
+      placed.push({ name: array.name, index, value: index === undefined ? value[array.name] : (value[array.name] as unknown[])[index] })
+      composed += text.slice(from, start) + '0'
+      from = end
+    }
+  }
+  // Kept with the beginning, so a copy of its own.
+  return { composed: ownCopy(composed + text.slice(from, conversation.at + 1)), placed }
+}
+
+/** The long strings of `TEXT_MEMBERS` (`members`' values; `elements`: the members that are arrays), each one piece to remember. */
+function textParts(text: string, members: ReadonlyMap<string, Span>, elements: ReadonlyMap<string, Span[]>): ArrayPart[] {
+  const parts: ArrayPart[] = []
+  for (const name of TEXT_MEMBERS) {
+    const span = members.get(name)
+    if (span === undefined || elements.has(name) || spanLength(span) < SHORTEST_REMEMBERED_CHARS || text.charCodeAt(span.start) !== QUOTE) continue
+    parts.push({ name, spans: [span], first: 0, at: span.start, whole: true })
+  }
+  return parts
+}
 
 /**
  * Whether a request's element is one of the remembered ones: deep-frozen, so its value never

@@ -93,9 +93,10 @@ describe('parseSimpleChatRequest', () => {
         expect(schema.success).toBe(true)
         if (schema.success) expect(normalizeChatRequest(simple, json)).toEqual(normalizeChatRequest(schema.data, json))
       }),
-      { numRuns: 5_000 },
+      { numRuns: 10_000 },
     )
-    // The generator must reach the fast path often, or the agreement above proves little.
+    // The generator must reach the fast path often, or the agreement above proves little (it
+    // answered 217-287 of 10,000 runs in three tries, so this leaves a wide margin; 5,000 once gave exactly 100).
     expect(answered).toBeGreaterThan(100)
     expect(agentic).toBeGreaterThan(20)
   })

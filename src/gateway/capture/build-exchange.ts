@@ -82,7 +82,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const { upstream } = recorder
   // Bytes at hand are searched as bytes: searching a text decoded in pieces would first join them.
   const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !bytesHoldSecret(requestBody, secrets)
-  const redacted = redactExchange(exchange, secrets, { modelBody: upstream?.bodyHoldsSecret === false, requestBody: requestClean })
+  const redacted = redactExchange(exchange, secrets, { modelBody: recorder.sentBodyHoldsSecret() === false, requestBody: requestClean })
   // Sizes the stages handed over, for the texts redaction left as they were. The body sent is
   // the model body too (one string): measured once, if the backend did not say.
   const sentBytes = upstream === undefined ? undefined : (upstream.bodyChunks?.length ?? Buffer.byteLength(recorder.sentBody() ?? ''))

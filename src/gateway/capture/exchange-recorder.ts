@@ -46,8 +46,12 @@ export interface UpstreamRecording {
    * the record keeps anyway, and the few bytes written anew.
    */
   bodyChunks: Buffer | ByteChunks | undefined
-  /** Whether those bytes hold a secret the client sent as a credential; undefined when not searched. */
-  bodyHoldsSecret: boolean | undefined
+  /**
+   * Whether those bytes hold a secret the client sent as a credential, once searched (read it
+   * with `sentBodyHoldsSecret()`): searched when the record is built, not before the body is sent,
+   * where a search of a prompt of 128 KB held its request back.
+   */
+  bodyHoldsSecret?: boolean
   status: number | null
   rawHeaders: readonly string[]
   frames: FrameLog
@@ -237,14 +241,24 @@ export class ExchangeRecorder implements UpstreamObserver {
       replica,
       body,
       bodyChunks: bytes,
-      // Searched in its bytes: searching the text at the end would first copy a spliced body whole.
-      bodyHoldsSecret: bytes === undefined ? undefined : bytesHoldSecret(bytes, sentSecrets(this.req.rawHeaders, this.url)),
       status: null,
       rawHeaders: [],
       frames: new FrameLog(this.hooks.maxExchangeBytes() / 2),
       responseBody: null,
     }
     this.changed()
+  }
+
+  /**
+   * Whether the bytes sent hold a secret the client sent as a credential; undefined when no bytes
+   * were handed over. Searched in the bytes, once: searching the text would first copy a spliced
+   * body whole.
+   */
+  sentBodyHoldsSecret(): boolean | undefined {
+    const { upstream } = this
+    if (upstream?.bodyChunks === undefined) return undefined
+    upstream.bodyHoldsSecret ??= bytesHoldSecret(upstream.bodyChunks, sentSecrets(this.req.rawHeaders, this.url))
+    return upstream.bodyHoldsSecret
   }
 
   responded(status: number, rawHeaders: readonly string[]): void {

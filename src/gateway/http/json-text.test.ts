@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { deepFreeze } from '../../shared/api/element-results'
 import { JsonTextCache, SHORTEST_KEPT_STRING } from './json-text'
 import { outgoingBytes, outgoingText } from './json-splice'
 
@@ -76,5 +77,33 @@ describe('JsonTextCache', () => {
     for (const text of [...texts, ...texts]) expect(cache.quote(text)).toBe(JSON.stringify(text))
     expect(cache.size.chars).toBeLessThanOrEqual(400_000)
     expect(cache.size.entries).toBeGreaterThan(0)
+  })
+
+  it('keeps the JSON of items that never change, and writes any other as it is now', () => {
+    const cache = new JsonTextCache()
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 4 }), fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), (items, frozen) => {
+        const messages = items.map((item, i) => (frozen[i] === true ? deepFreeze(structuredClone(item)) : item))
+        for (let round = 0; round < 2; round++) {
+          const body = cache.encode({ model: 'm', messages })
+          const expected = JSON.stringify({ model: 'm', messages })
+          expect(outgoingText(body)).toBe(expected)
+          const bytes = outgoingBytes(body)
+          expect(typeof bytes === 'string' ? bytes : bytes.joined().toString('utf8')).toBe(expected)
+        }
+      }),
+    )
+    // A long unchanging item's bytes, all of it, are made once and sent again as they are.
+    const long = deepFreeze({ role: 'tool', content: 'é'.repeat(SHORTEST_KEPT_STRING) })
+    const first = outgoingBytes(cache.encode({ messages: [long] }))
+    const again = outgoingBytes(cache.encode({ messages: [{ role: 'user', content: 'new' }, long] }))
+    const shared = typeof first === 'object' && typeof again === 'object' ? again.chunks.filter((chunk) => first.chunks.includes(chunk)) : []
+    expect(shared.map((chunk) => chunk.toString('utf8'))).toEqual([JSON.stringify(long)])
+    // Frozen by hand, an item may hold what changes: it is written as it is each time.
+    const inner = { text: 'before' }
+    const item = Object.freeze({ inner })
+    cache.encode({ messages: [item] })
+    inner.text = 'after'
+    expect(outgoingText(cache.encode({ messages: [item] }))).toBe(JSON.stringify({ messages: [item] }))
   })
 })

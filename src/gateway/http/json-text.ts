@@ -1,3 +1,4 @@
+import { frozenThroughout } from '../../shared/api/element-results'
 import { BoundedStringMap } from '../bounded-string-map'
 import { JsonChunkWriter } from './json-chunks'
 import type { OutgoingJson } from './json-splice'
@@ -16,6 +17,14 @@ export const SHORTEST_KEPT_STRING = 1_024
 export const DEFAULT_JSON_TEXT_CACHE_CHARS = 8_000_000
 /** How deep the walk goes (body → messages → message → its fields); deeper values are serialized natively. */
 const WALKED_DEPTH = 3
+/** Where an array's items are (body → messages → message): the items whose JSON is kept when they never change. */
+const ITEM_DEPTH = 2
+
+/** An item's JSON, and its UTF-8 bytes once asked for. */
+interface ItemJson {
+  readonly json: string
+  bytes?: Buffer
+}
 
 /**
  * `JSON.stringify` for request data — what `JSON.parse` and the request schema make: plain objects,
@@ -35,6 +44,14 @@ const WALKED_DEPTH = 3
 export class JsonTextCache {
   /** A long text's JSON, and that JSON's UTF-8 bytes for `encode` (made the first time they are asked for). */
   private readonly quoted: BoundedStringMap<{ json: string; bytes?: Buffer }>
+  /**
+   * The JSON of items that never change (frozen throughout: a remembered element of a history, or
+   * what was derived from one, shared/api/element-results.ts), kept with the item: a conversation
+   * translated for a model server is made of the same item objects turn after turn, and writing
+   * each again, key by key, was most of the body's cost. A WeakMap: an entry lives as long as its
+   * item does, which the remembered parts' budget bounds.
+   */
+  private readonly items = new WeakMap<object, ItemJson>()
 
   constructor(maxChars: number = DEFAULT_JSON_TEXT_CACHE_CHARS) {
     this.quoted = new BoundedStringMap(maxChars)
@@ -87,6 +104,10 @@ export class JsonTextCache {
       return out.bytes(entry.json, entry.bytes)
     }
     if (depth >= WALKED_DEPTH || typeof value !== 'object' || value === null || !isPlain(value)) return out.text(JSON.stringify(value))
+    if (depth === ITEM_DEPTH && Object.isFrozen(value)) {
+      const known = this.itemJson(value)
+      if (known !== undefined) return writeKnown(known, out, withBytes)
+    }
     if (Array.isArray(value)) {
       // Runs of items without a long string (most messages of a conversation) go to JSON.stringify
       // together: one native call per run rather than one per item.
@@ -95,13 +116,13 @@ export class JsonTextCache {
       while (i < value.length) {
         if (i > 0) out.text(',')
         const item: unknown = value[i]
-        if (holdsLong(item)) {
+        if (writtenAlone(item, depth + 1)) {
           this.write(item, depth + 1, out, withBytes)
           i++
           continue
         }
         let end = i + 1
-        while (end < value.length && !holdsLong(value[end])) end++
+        while (end < value.length && !writtenAlone(value[end], depth + 1)) end++
         out.text(JSON.stringify(i === 0 && end === value.length ? value : value.slice(i, end)).slice(1, -1))
         i = end
       }
@@ -120,9 +141,30 @@ export class JsonTextCache {
     }
     out.text('}')
   }
+
+  /** An item's JSON, kept with it once it is known never to change; undefined for one that may. */
+  private itemJson(item: object): ItemJson | undefined {
+    let known = this.items.get(item)
+    if (known === undefined && frozenThroughout(item)) {
+      // Once per item: its long strings are quoted once more, and then never again.
+      known = { json: JSON.stringify(item) }
+      this.items.set(item, known)
+    }
+    return known
+  }
+}
+
+/** An item's kept JSON: as text, or as its bytes when it is long. */
+function writeKnown(known: ItemJson, out: JsonChunkWriter, withBytes: boolean): void {
+  if (!withBytes || known.json.length < SHORTEST_KEPT_STRING) return out.text(known.json)
+  known.bytes ??= Buffer.from(known.json)
+  out.bytes(known.json, known.bytes)
 }
 
 const isLong = (value: unknown) => typeof value === 'string' && value.length >= SHORTEST_KEPT_STRING
+
+/** Whether an array's item at `depth` is written on its own, not in a run of items: it holds a long string, or its JSON may be kept. */
+const writtenAlone = (item: unknown, depth: number): boolean => holdsLong(item) || (depth === ITEM_DEPTH && typeof item === 'object' && item !== null && Object.isFrozen(item))
 
 /** A long string, or a plain object with a long string among its own values: worth walking into. */
 function holdsLong(value: unknown): boolean {

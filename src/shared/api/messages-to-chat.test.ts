@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { deepFreeze, frozenThroughout } from './element-results'
 import { parseMessagesRequest, type MessagesRequest } from './messages-request'
 import { messagesToChat } from './messages-to-chat'
 
@@ -130,5 +131,25 @@ describe('messagesToChat', () => {
       { role: 'user', content: 'look' },
     ])
     expect(untranslatable).toEqual({ param: 'messages[2].content[1]', what: 'image block' })
+  })
+
+  it('translates a remembered message once: the same chat messages each turn, a block it cannot carry named where it is now', () => {
+    const history = [
+      { role: 'user', content: 'start' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'look', input: { at: 1 } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'seen' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] },
+    ].map((message) => deepFreeze(message))
+    const remembered = (messages: unknown[]) => {
+      const parsed = parseMessagesRequest({ model: 'm', max_tokens: 1, messages }, frozenThroughout)
+      if (!parsed.ok) throw new Error(parsed.issue.message)
+      return messagesToChat(parsed.request)
+    }
+    const first = remembered(history)
+    const again = remembered([{ role: 'user', content: 'before' }, { role: 'assistant', content: 'ok' }, ...history])
+    expect(first.request.messages).toEqual(messagesToChat(valid({ model: 'm', max_tokens: 1, messages: structuredClone(history) })).request.messages)
+    again.request.messages.slice(2).forEach((message, i) => expect(message).toBe(first.request.messages[i]))
+    expect(frozenThroughout(again.request.messages[2])).toBe(true)
+    expect(first.untranslatable).toEqual({ param: 'messages[2].content[1]', what: 'image block' })
+    expect(again.untranslatable).toEqual({ param: 'messages[4].content[1]', what: 'image block' })
   })
 })

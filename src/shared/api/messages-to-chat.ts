@@ -1,5 +1,6 @@
 import type { ChatCompletionRequest, ChatMessage, ChatTool, ToolChoice } from './chat-request'
-import type { MessagesContentBlock, AnthropicPrompt, MessagesRequest, MessagesToolChoice } from './messages-request'
+import { Derived } from './element-results'
+import type { MessagesContentBlock, AnthropicPrompt, MessagesMessage, MessagesRequest, MessagesTool, MessagesToolChoice } from './messages-request'
 
 /**
  * A Messages request as a chat-completions request: what the scripted model answers, what token
@@ -38,37 +39,12 @@ export function messagesToChat(body: AnthropicPrompt & Partial<Pick<MessagesRequ
     messages.push({ role: 'system', content: text })
   }
   body.messages.forEach((message, i) => {
-    const param = `messages[${i}].content`
-    if (typeof message.content === 'string') {
-      messages.push({ role: message.role, content: message.content })
-      return
-    }
-    const blocks = message.content
-    if (message.role === 'assistant') {
-      messages.push(assistantMessage(blocks))
-      return
-    }
-    const texts: string[] = []
-    blocks.forEach((block, j) => {
-      if (block.type === 'text') texts.push(block.text)
-      else if (block.type === 'tool_result') {
-        messages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: toolResultText(block.content, `${param}[${j}].content`, dropped) })
-      } else if (block.type === 'image' || block.type === 'document') dropped(`${param}[${j}]`, `${block.type} block`)
-    })
-    // A turn of tool results alone adds no user message: the results are the turn.
-    if (texts.length > 0 || blocks.every((block) => block.type !== 'tool_result')) {
-      messages.push({ role: message.role, content: texts.join('\n') })
-    }
+    const translated = translatedMessages.of(message)
+    messages.push(...translated.chat)
+    if (translated.dropped !== undefined) dropped(`messages[${i}].${translated.dropped.at}`, translated.dropped.what)
   })
 
-  const tools: ChatTool[] = (body.tools ?? []).map((tool) => ({
-    type: 'function',
-    function: {
-      name: tool.name,
-      ...(tool.description !== undefined ? { description: tool.description } : {}),
-      parameters: tool.input_schema,
-    },
-  }))
+  const tools: ChatTool[] = (body.tools ?? []).map((tool) => translatedTools.of(tool))
 
   const extraFields: Record<string, unknown> = {}
   if (body.stop_sequences !== undefined && body.stop_sequences.length > 0) extraFields.stop = body.stop_sequences
@@ -92,6 +68,51 @@ export function messagesToChat(body: AnthropicPrompt & Partial<Pick<MessagesRequ
     },
     untranslatable,
   }
+}
+
+/** One message's chat messages, and the first block in it that chat cannot carry (`at`: its place in the message, `content[0]`). */
+interface TranslatedMessage {
+  chat: readonly ChatMessage[]
+  dropped: { at: string; what: string } | undefined
+}
+
+/**
+ * Each message's translation, and each tool's: an agent sends its whole history and its tools on
+ * every turn, and a remembered one's translation is kept with it (the same chat objects each turn).
+ */
+const translatedMessages = new Derived(translateMessage)
+const translatedTools = new Derived(
+  (tool: MessagesTool): ChatTool => ({
+    type: 'function',
+    function: {
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      parameters: tool.input_schema,
+    },
+  }),
+)
+
+function translateMessage(message: MessagesMessage): TranslatedMessage {
+  if (typeof message.content === 'string') return { chat: [{ role: message.role, content: message.content }], dropped: undefined }
+  const blocks = message.content
+  if (message.role === 'assistant') return { chat: [assistantMessage(blocks)], dropped: undefined }
+  let dropped: TranslatedMessage['dropped']
+  const drop = (at: string, what: string) => {
+    dropped ??= { at, what }
+  }
+  const chat: ChatMessage[] = []
+  const texts: string[] = []
+  blocks.forEach((block, j) => {
+    if (block.type === 'text') texts.push(block.text)
+    else if (block.type === 'tool_result') {
+      chat.push({ role: 'tool', tool_call_id: block.tool_use_id, content: toolResultText(block.content, `content[${j}].content`, drop) })
+    } else if (block.type === 'image' || block.type === 'document') drop(`content[${j}]`, `${block.type} block`)
+  })
+  // A turn of tool results alone adds no user message: the results are the turn.
+  if (texts.length > 0 || blocks.every((block) => block.type !== 'tool_result')) {
+    chat.push({ role: message.role, content: texts.join('\n') })
+  }
+  return { chat, dropped }
 }
 
 function assistantMessage(blocks: readonly MessagesContentBlock[]): ChatMessage {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { deepFreeze, frozenThroughout } from './element-results'
 import { parseResponsesRequest, type ResponsesRequest } from './responses-request'
 import { responsesToChat } from './responses-to-chat'
 
@@ -109,5 +110,27 @@ describe('a Responses request as a chat completion', () => {
       response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
     })
     expect(responsesToChat(request({ input: 'x', text: { format: { type: 'text' } } })).extraFields).toEqual({})
+  })
+
+  it('translates remembered items once, and joins a call to a remembered assistant message without changing it', () => {
+    const items = [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: 'Let me look.' },
+      { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call_output', call_id: 'c1', output: '18' },
+    ].map((item) => deepFreeze(item))
+    const remembered = (input: unknown[]) => {
+      const parsed = parseResponsesRequest({ model: 'm', input }, frozenThroughout)
+      if (!parsed.ok) throw new Error(parsed.issue.message)
+      return responsesToChat(parsed.request).conversation.messages
+    }
+    const first = remembered(items)
+    const again = remembered([...items, { role: 'user', content: 'thanks' }])
+    expect(first).toEqual(responsesToChat(request({ model: 'm', input: structuredClone(items) })).conversation.messages)
+    expect(again[0]).toBe(first[0])
+    expect(again[2]).toBe(first[2])
+    expect(frozenThroughout(again[2])).toBe(true)
+    // The remembered assistant message, alone, has no call: the one before took it in a copy.
+    expect(remembered([items[1]])).toEqual([{ role: 'assistant', content: 'Let me look.' }])
   })
 })

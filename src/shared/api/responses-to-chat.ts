@@ -1,5 +1,29 @@
 import type { ChatConversation, ChatMessage, ChatTool, ToolChoice } from './chat-request'
-import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTextFormat, ResponsesToolChoice } from './responses-request'
+import { Derived } from './element-results'
+import type { ResponsesFunctionTool, ResponsesInputItem, ResponsesRequest, ResponsesTextFormat, ResponsesToolChoice } from './responses-request'
+
+type Item<T extends ResponsesInputItem['type']> = Extract<ResponsesInputItem, { type: T }>
+
+/**
+ * Each item's chat form, kept with a remembered item (the same chat objects each turn): an agent
+ * sends its whole history on every turn.
+ */
+const chatMessages = new Derived(
+  (item: Item<'message'> | Item<'function_call_output'>): ChatMessage =>
+    item.type === 'message' ? { role: item.role === 'developer' ? 'system' : item.role, content: item.content } : { role: 'tool', content: item.output, tool_call_id: item.call_id },
+)
+const chatCalls = new Derived((item: Item<'function_call'>): NonNullable<ChatMessage['tool_calls']>[number] => ({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } }))
+const chatTools = new Derived(
+  (tool: ResponsesFunctionTool): ChatTool => ({
+    type: 'function',
+    function: {
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+      ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
+    },
+  }),
+)
 
 /**
  * A Responses request as the chat conversation the gateway runs: the scripted model reads it,
@@ -22,31 +46,30 @@ export function responsesToChat(request: ResponsesRequest): { conversation: Chat
   for (const item of request.input) {
     switch (item.type) {
       case 'message':
-        messages.push({ role: item.role === 'developer' ? 'system' : item.role, content: item.content })
+      case 'function_call_output':
+        messages.push(chatMessages.of(item))
         break
       case 'function_call': {
-        const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } }
+        const call = chatCalls.of(item)
         const last = messages[messages.length - 1]
-        if (last?.role === 'assistant') (last.tool_calls ??= []).push(call)
+        // A message shared with other requests (a remembered one's) is not changed: a copy takes the call.
+        if (last?.role === 'assistant') messages[messages.length - 1] = { ...last, tool_calls: [...(last.tool_calls ?? []), call] }
         else messages.push({ role: 'assistant', content: null, tool_calls: [call] })
         break
       }
-      case 'function_call_output':
-        messages.push({ role: 'tool', content: item.output, tool_call_id: item.call_id })
-        break
       case 'reasoning':
       case 'item_reference':
         break
     }
   }
-  const { tools, toolChoice } = chatTools(request.tools, request.toolChoice)
+  const { tools, toolChoice } = chatToolsOf(request.tools, request.toolChoice)
   return {
     conversation: { messages, tools, toolChoice, parallelToolCalls: tools.length === 0 ? undefined : request.parallelToolCalls },
     extraFields: extraFields(request),
   }
 }
 
-function chatTools(
+function chatToolsOf(
   tools: ResponsesFunctionTool[],
   choice: ResponsesToolChoice | undefined,
 ): { tools: ChatTool[]; toolChoice: ToolChoice | undefined } {
@@ -60,18 +83,7 @@ function chatTools(
     toolChoice = choice.mode
   }
   if (allowed.length === 0) return { tools: [], toolChoice: undefined }
-  return {
-    tools: allowed.map((tool) => ({
-      type: 'function',
-      function: {
-        name: tool.name,
-        ...(tool.description !== undefined ? { description: tool.description } : {}),
-        ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
-        ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
-      },
-    })),
-    toolChoice,
-  }
+  return { tools: allowed.map((tool) => chatTools.of(tool)), toolChoice }
 }
 
 function extraFields(request: ResponsesRequest): Record<string, unknown> {

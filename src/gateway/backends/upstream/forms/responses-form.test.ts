@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { deepFreeze, frozenThroughout } from '../../../../shared/api/element-results'
+import type { ChatMessage } from '../../../../shared/api/chat-request'
 import { o200kTokenizer } from '../../../tokens/gpt-tokenizer'
 import { ResponsesEventDecoder, responsesInput, wholeResponse } from './responses-form'
 
@@ -78,5 +80,24 @@ describe('a conversation as Responses input', () => {
         { type: 'function_call_output', call_id: 'c1', output: 'done' },
       ],
     })
+  })
+})
+
+describe('a conversation as Responses input', () => {
+  it('makes the same items of a remembered message each time, and the same as of one that may change', () => {
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'rules' },
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'a', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'r' },
+      { role: 'system', content: 'later rule' },
+    ]
+    const frozen = messages.map((message) => deepFreeze(structuredClone(message)))
+    const first = responsesInput(frozen)
+    expect(first).toEqual(responsesInput(messages))
+    expect(first.instructions).toBe('rules')
+    const again = responsesInput(frozen)
+    again.input.forEach((item, i) => (i < 4 ? expect(item).toBe(first.input[i]) : expect(item).toEqual(first.input[i])))
+    expect(frozenThroughout(again.input[0])).toBe(true)
   })
 })

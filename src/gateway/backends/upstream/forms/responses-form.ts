@@ -4,6 +4,7 @@ import type { ResponsesRequest } from '../../../../shared/api/responses-request'
 import type { Tokenizer } from '../../../tokens/tokenizer'
 import type { GenerationRequest, MessagesPrompt } from '../../generation-request'
 import type { GenerationEvent } from '../../model-backend'
+import { Derived } from '../../../../shared/api/element-results'
 import { internalError } from '../../../errors'
 import { upstreamJson } from '../../../http/json-text'
 import type { OutgoingJson } from '../../../http/json-splice'
@@ -70,27 +71,37 @@ export function responsesInput(messages: readonly ChatMessage[]): { instructions
   let instructions: string | undefined
   const input: unknown[] = []
   messages.forEach((message, i) => {
+    if (message.role !== 'system') return void input.push(...inputItems.of(message))
     const content = message.content ?? ''
-    switch (message.role) {
-      case 'system':
-        if (i === 0) instructions = content
-        else input.push({ type: 'message', role: 'developer', content })
-        return
-      case 'user':
-        input.push({ type: 'message', role: 'user', content })
-        return
-      case 'assistant':
-        if (content !== '') input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: content }] })
-        for (const call of message.tool_calls ?? []) {
-          input.push({ type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments })
-        }
-        return
-      case 'tool':
-        input.push({ type: 'function_call_output', call_id: message.tool_call_id ?? '', output: content })
-    }
+    if (i === 0) instructions = content
+    else input.push({ type: 'message', role: 'developer', content })
   })
   return { instructions, input }
 }
+
+/**
+ * A message's items (any but a system message, whose form depends on its place), kept with a
+ * remembered message: a conversation is sent again on every turn, and the same items each time
+ * let their JSON be kept too (http/json-text.ts).
+ */
+const inputItems = new Derived((message: ChatMessage): readonly unknown[] => {
+  const content = message.content ?? ''
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return [{ type: 'message', role: message.role === 'user' ? 'user' : 'developer', content }]
+    case 'assistant': {
+      const items: unknown[] = content === '' ? [] : [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: content }] }]
+      for (const call of message.tool_calls ?? []) items.push(callItems.of(call))
+      return items
+    }
+    case 'tool':
+      return [{ type: 'function_call_output', call_id: message.tool_call_id ?? '', output: content }]
+  }
+})
+
+/** An assistant's tool call as an item, kept with a remembered call (one of a conversation's assistant message is made anew when it is joined to another). */
+const callItems = new Derived((call: NonNullable<ChatMessage['tool_calls']>[number]): unknown => ({ type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments }))
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '')

@@ -56,7 +56,8 @@ export function simpleResponsesFields(json: unknown): Record<string, unknown> | 
 const INVALID = Symbol('invalid')
 const isString = (value: unknown) => typeof value === 'string'
 const isBoolean = (value: unknown) => typeof value === 'boolean'
-const isNumber = (value: unknown) => typeof value === 'number'
+// z.number() refuses the infinities (NaN too); a parsed body holds none, but a caller's value might.
+const isNumber = (value: unknown) => Number.isFinite(value)
 const anything = () => true
 
 /** The plain fields between input and tools, and between tool_choice and text, in the schema's order. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import { deepFreeze } from '../../shared/api/element-results'
 import { countTemplateTokens, QWEN_DEFAULT_SYSTEM, renderQwen2Prompt, renderToolCall, type TemplatePiece } from './chat-template'
 import { pythonJsonDumps } from './python-json'
 import { o200kTokenizer } from './gpt-tokenizer'
@@ -25,6 +26,10 @@ describe('renderQwen2Prompt', () => {
     const first = system([tool('first tool')])
     expect(system([tool('first tool')])).toBe(first)
     expect(system([tool('other tool')])).toBe(String(first).replace('first tool', 'other tool'))
+    // A tool that never changes is rendered as the same tool that may: once, then kept with it.
+    const frozen = deepFreeze(tool('first tool'))
+    for (let round = 0; round < 2; round++) expect(system([frozen])).toBe(first)
+    expect(system([deepFreeze(tool('a frozen other'))])).toBe(String(first).replace('first tool', 'a frozen other'))
   })
 
   it('inserts the default system block when the conversation has none', () => {

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import { Derived } from '../../shared/api/element-results'
 import { BoundedStringMap } from '../bounded-string-map'
 import { pythonJsonDumps } from './python-json'
 import type { Tokenizer } from './tokenizer'
@@ -74,8 +75,14 @@ export function renderToolCall(name: string, argumentsJson: string): string {
   return text
 }
 
-/** A tool as the system block lists it. Its JSON text (the same for the same tool) finds it again. */
-function renderTool(tool: ChatTool): string {
+/**
+ * A tool as the system block lists it: kept with a tool that never changes (a remembered tool's
+ * translation, the same object each turn), else found by its JSON text (the same for the same
+ * tool), which an agent's tool list of tens of KB costs a serialization and a hash of per turn.
+ */
+const renderTool = (tool: ChatTool): string => renderedTools.of(tool)
+
+function renderedByText(tool: ChatTool): string {
   const key = '\u0001' + JSON.stringify(tool)
   const known = rendered.get(key)
   if (known !== undefined) return known
@@ -90,6 +97,7 @@ function renderTool(tool: ChatTool): string {
  * Keyed by exactly what the rendering depends on; about 2 MB at most.
  */
 const rendered = new BoundedStringMap<string>(1_000_000)
+const renderedTools = new Derived(renderedByText)
 
 function parseOrKeep(json: string): unknown {
   try {

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { chatCompletionRequestSchema, normalizeChatRequest } from './chat-request'
 import { parseSimpleChatRequest } from './chat-request-fast-path'
+import { deepFreeze, frozenThroughout } from './element-results'
 
 /**
  * The hand-written check for simple requests must never disagree with the schema: whenever it
@@ -156,5 +157,18 @@ describe('parseSimpleChatRequest', () => {
     ['a bad max_tokens', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 0 }],
   ])('leaves the schema to decide on %s', (_name, json) => {
     expect(parseSimpleChatRequest(json)).toBeUndefined()
+  })
+
+  it('gives a remembered tool the same checked tool on every turn, as it checks one that may change', () => {
+    const read = { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }
+    const frozen = deepFreeze(structuredClone(read))
+    const body = (tool: unknown) => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [tool] })
+    const first = parseSimpleChatRequest(body(frozen))?.tools?.[0]
+    expect(first).toEqual(parseSimpleChatRequest(body(read))?.tools?.[0])
+    expect(parseSimpleChatRequest(body(frozen))?.tools?.[0]).toBe(first)
+    expect(frozenThroughout(first)).toBe(true)
+    // A remembered tool that does not pass stays refused, and two of one name still are.
+    expect(parseSimpleChatRequest(body(deepFreeze({ type: 'function', function: { name: 'bad name!' } })))).toBeUndefined()
+    expect(parseSimpleChatRequest({ ...body(frozen), tools: [frozen, frozen] })).toBeUndefined()
   })
 })

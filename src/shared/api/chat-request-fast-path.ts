@@ -1,5 +1,6 @@
 // The limits are the schema's own (used only when called, so the two modules' cycle is harmless).
 import { MAX_MESSAGES, MAX_TOOL_CALLS, MAX_TOOLS, TOOL_NAME_PATTERN, type ChatCompletionRequestBody, type ChatTool, type ToolCall } from './chat-request'
+import { Derived } from './element-results'
 import { isPositiveWholeNumber } from '../narrow'
 
 // Kept in step with chatCompletionRequestSchema by a property test (chat-request-fast-path.test.ts).
@@ -90,26 +91,37 @@ function simpleTools(value: unknown): ChatTool[] | typeof INVALID {
   const tools: ChatTool[] = []
   const names = new Set<string>()
   for (const tool of value as unknown[]) {
-    if (!isPlainObject(tool) || tool.type !== 'function' || !isPlainObject(tool.function)) return INVALID
-    const fn = tool.function
-    const description = optionalOf(fn.description, isString)
-    const parameters = optionalOf(fn.parameters, isPlainObject)
-    const strict = optionalOf(fn.strict, isBoolean)
-    if (typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name) || names.has(fn.name)) return INVALID
-    if (description === INVALID || parameters === INVALID || strict === INVALID) return INVALID
-    names.add(fn.name)
-    tools.push({
-      type: 'function',
-      function: {
-        name: fn.name,
-        ...(description !== undefined ? { description } : {}),
-        ...(parameters !== undefined ? { parameters } : {}),
-        ...(strict !== undefined ? { strict } : {}),
-      },
-    })
+    const checked = isPlainObject(tool) ? checkedTools.of(tool) : INVALID
+    if (checked === INVALID || names.has(checked.function.name)) return INVALID
+    names.add(checked.function.name)
+    tools.push(checked)
   }
   return tools
 }
+
+/**
+ * One tool as the schema returns it, or INVALID; kept with a tool that never changes (a
+ * remembered one, gateway/http/parsed-parts.ts): an agent sends its whole tool list on every
+ * turn, and the same tool objects let what is worked out from them be kept too (its rendering).
+ */
+const checkedTools = new Derived((tool: Record<string, unknown>): ChatTool | typeof INVALID => {
+  if (tool.type !== 'function' || !isPlainObject(tool.function)) return INVALID
+  const fn = tool.function
+  const description = optionalOf(fn.description, isString)
+  const parameters = optionalOf(fn.parameters, isPlainObject)
+  const strict = optionalOf(fn.strict, isBoolean)
+  if (typeof fn.name !== 'string' || !TOOL_NAME_PATTERN.test(fn.name)) return INVALID
+  if (description === INVALID || parameters === INVALID || strict === INVALID) return INVALID
+  return {
+    type: 'function',
+    function: {
+      name: fn.name,
+      ...(description !== undefined ? { description } : {}),
+      ...(parameters !== undefined ? { parameters } : {}),
+      ...(strict !== undefined ? { strict } : {}),
+    },
+  }
+})
 
 const INVALID = Symbol('invalid')
 

@@ -20,8 +20,8 @@ const WALKED_DEPTH = 3
 /** Where an array's items are (body → messages → message): the items whose JSON is kept when they never change. */
 const ITEM_DEPTH = 2
 
-/** An item's JSON, and its UTF-8 bytes once asked for. */
-interface ItemJson {
+/** A kept JSON text (a long string's, or an item's), and its UTF-8 bytes once asked for. */
+interface KeptJson {
   readonly json: string
   bytes?: Buffer
 }
@@ -43,7 +43,7 @@ interface ItemJson {
  */
 export class JsonTextCache {
   /** A long text's JSON, and that JSON's UTF-8 bytes for `encode` (made the first time they are asked for). */
-  private readonly quoted: BoundedStringMap<{ json: string; bytes?: Buffer }>
+  private readonly quoted: BoundedStringMap<KeptJson>
   /**
    * The JSON of items that never change (frozen throughout: a remembered element of a history, or
    * what was derived from one, shared/api/element-results.ts), kept with the item: a conversation
@@ -51,7 +51,7 @@ export class JsonTextCache {
    * each again, key by key, was most of the body's cost. A WeakMap: an entry lives as long as its
    * item does, which the remembered parts' budget bounds.
    */
-  private readonly items = new WeakMap<object, ItemJson>()
+  private readonly items = new WeakMap<object, KeptJson>()
 
   constructor(maxChars: number = DEFAULT_JSON_TEXT_CACHE_CHARS) {
     this.quoted = new BoundedStringMap(maxChars)
@@ -85,7 +85,7 @@ export class JsonTextCache {
     return this.quoted.size
   }
 
-  private remembered(text: string): { json: string; bytes?: Buffer } {
+  private remembered(text: string): KeptJson {
     const known = this.quoted.get(text)
     if (known !== undefined) return known
     const json = JSON.stringify(text)
@@ -98,15 +98,12 @@ export class JsonTextCache {
   private write(value: unknown, depth: number, out: JsonChunkWriter, withBytes: boolean): void {
     if (typeof value === 'string') {
       if (value.length < SHORTEST_KEPT_STRING) return out.text(JSON.stringify(value))
-      const entry = this.remembered(value)
-      if (!withBytes) return out.text(entry.json)
-      entry.bytes ??= Buffer.from(entry.json)
-      return out.bytes(entry.json, entry.bytes)
+      return writeKept(this.remembered(value), out, withBytes)
     }
     if (depth >= WALKED_DEPTH || typeof value !== 'object' || value === null || !isPlain(value)) return out.text(JSON.stringify(value))
     if (depth === ITEM_DEPTH && Object.isFrozen(value)) {
       const known = this.itemJson(value)
-      if (known !== undefined) return writeKnown(known, out, withBytes)
+      if (known !== undefined) return writeKept(known, out, withBytes)
     }
     if (Array.isArray(value)) {
       // Runs of items without a long string (most messages of a conversation) go to JSON.stringify
@@ -143,7 +140,7 @@ export class JsonTextCache {
   }
 
   /** An item's JSON, kept with it once it is known never to change; undefined for one that may. */
-  private itemJson(item: object): ItemJson | undefined {
+  private itemJson(item: object): KeptJson | undefined {
     let known = this.items.get(item)
     if (known === undefined && frozenThroughout(item)) {
       // Once per item: its long strings are quoted once more, and then never again.
@@ -154,11 +151,11 @@ export class JsonTextCache {
   }
 }
 
-/** An item's kept JSON: as text, or as its bytes when it is long. */
-function writeKnown(known: ItemJson, out: JsonChunkWriter, withBytes: boolean): void {
-  if (!withBytes || known.json.length < SHORTEST_KEPT_STRING) return out.text(known.json)
-  known.bytes ??= Buffer.from(known.json)
-  out.bytes(known.json, known.bytes)
+/** A kept JSON text, written as text, or, for the socket (`withBytes`) when it is long, as its bytes. */
+function writeKept(kept: KeptJson, out: JsonChunkWriter, withBytes: boolean): void {
+  if (!withBytes || kept.json.length < SHORTEST_KEPT_STRING) return out.text(kept.json)
+  kept.bytes ??= Buffer.from(kept.json)
+  out.bytes(kept.json, kept.bytes)
 }
 
 const isLong = (value: unknown) => typeof value === 'string' && value.length >= SHORTEST_KEPT_STRING

@@ -354,7 +354,7 @@ export class ParsedParts {
         if (end - start < SHORTEST_REMEMBERED_CHARS) continue
         const piece = text.slice(start, end)
         const known = this.remembered.get([scope, piece])
-        const index = array.whole ? undefined : array.first + i
+        const index = indexOf(array, i)
         if (known === undefined) {
           fresh.push({ name: array.name, index, piece })
           continue
@@ -378,7 +378,7 @@ export class ParsedParts {
       else (value[name] as unknown[])[index] = known
     }
     for (const { name, index, piece } of fresh) {
-      const element = shared(index === undefined ? value[name] : (value[name] as unknown[])[index])
+      const element = shared(valueAt(value, name, index))
       this.remembered.set([scope, ownCopy(piece)], element, piece.length)
     }
     return value
@@ -421,6 +421,12 @@ function parseChecked(text: string, depth: number): unknown {
 
 const spanLength = (span: Span | undefined): number => (span === undefined ? 0 : span.end - span.start)
 
+/** Where a part's piece `i` is in the body's value: element `first + i` of its array, or, for a text, the member itself (no index). */
+const indexOf = (part: ArrayPart, i: number): number | undefined => (part.whole ? undefined : part.first + i)
+
+/** What a parsed body holds at a placeholder's place. */
+const valueAt = (value: Record<string, unknown>, name: string, index: number | undefined): unknown => (index === undefined ? value[name] : (value[name] as unknown[])[index])
+
 /**
  * `text` (a body parsed whole into `value`) composed up to its conversation's opening bracket, for
  * a beginning: each long piece before it written as `0` and placed with its value. Those not
@@ -434,8 +440,8 @@ function compositionBefore(text: string, arrays: readonly ArrayPart[], conversat
     if (array.at >= conversation.at) break
     for (const [i, { start, end }] of array.spans.entries()) {
       if (end - start < SHORTEST_REMEMBERED_CHARS) continue
-      const index = array.whole ? undefined : array.first + i
-      placed.push({ name: array.name, index, value: index === undefined ? value[array.name] : (value[array.name] as unknown[])[index] })
+      const index = indexOf(array, i)
+      placed.push({ name: array.name, index, value: valueAt(value, array.name, index) })
       composed += text.slice(from, start) + '0'
       from = end
     }

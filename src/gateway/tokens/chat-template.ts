@@ -34,7 +34,7 @@ export function renderQwen2Prompt(messages: readonly ChatMessage[], tools: reado
   pieces.push(IM_START, 'system\n', leadingSystem ?? QWEN_DEFAULT_SYSTEM)
   if (tools.length > 0) {
     pieces.push(TOOLS_PREAMBLE)
-    for (const tool of tools) pieces.push('\n', renderTool(tool))
+    for (const tool of tools) pieces.push('\n', renderedTools.of(tool))
     pieces.push(TOOLS_POSTAMBLE)
   }
   pieces.push(IM_END, '\n')
@@ -75,13 +75,7 @@ export function renderToolCall(name: string, argumentsJson: string): string {
   return text
 }
 
-/**
- * A tool as the system block lists it: kept with a tool that never changes (a remembered tool's
- * translation, the same object each turn), else found by its JSON text (the same for the same
- * tool), which an agent's tool list of tens of KB costs a serialization and a hash of per turn.
- */
-const renderTool = (tool: ChatTool): string => renderedTools.of(tool)
-
+/** A tool as the system block lists it, found again by its JSON text (the same for the same tool). */
 function renderedByText(tool: ChatTool): string {
   const key = '\u0001' + JSON.stringify(tool)
   const known = rendered.get(key)
@@ -97,6 +91,11 @@ function renderedByText(tool: ChatTool): string {
  * Keyed by exactly what the rendering depends on; about 2 MB at most.
  */
 const rendered = new BoundedStringMap<string>(1_000_000)
+/**
+ * Each tool as the system block lists it, kept with a tool that never changes (a remembered tool,
+ * or its translation: the same object each turn); any other is found by its JSON text, which
+ * costs an agent's tool list of tens of KB a serialization and a hash on every turn.
+ */
 const renderedTools = new Derived(renderedByText)
 
 function parseOrKeep(json: string): unknown {

@@ -71,16 +71,14 @@ export function responsesInput(messages: readonly ChatMessage[]): { instructions
   let instructions: string | undefined
   const input: unknown[] = []
   messages.forEach((message, i) => {
-    if (message.role !== 'system') return void input.push(...inputItems.of(message))
-    const content = message.content ?? ''
-    if (i === 0) instructions = content
-    else input.push({ type: 'message', role: 'developer', content })
+    if (i === 0 && message.role === 'system') instructions = message.content ?? ''
+    else input.push(...inputItems.of(message))
   })
   return { instructions, input }
 }
 
 /**
- * A message's items (any but a system message, whose form depends on its place), kept with a
+ * A message's items (a system message after the first is a developer message), kept with a
  * remembered message: a conversation is sent again on every turn, and the same items each time
  * let their JSON be kept too (http/json-text.ts).
  */

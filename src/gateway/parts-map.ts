@@ -64,14 +64,21 @@ export class PartsMap<V> {
     return entry.value
   }
 
-  /** Keeps `value` for the text made of `parts`, counted as its length plus `valueChars`, if it fits the rule above. */
+  /**
+   * Keeps `value` for the text made of `parts`, counted as its length plus `valueChars`, if it fits
+   * the rule above; a text kept already keeps its entry (and size) with the new value.
+   */
   set(parts: readonly string[], value: V, valueChars = 0): void {
     let length = 0
     for (const part of parts) length += part.length
     const size = length + valueChars
     if (size > this.largestEntry) return
     const fingerprint = this.bucketKey(parts)
-    if (this.find(fingerprint, parts) !== undefined) return
+    const kept = this.find(fingerprint, parts)
+    if (kept !== undefined) {
+      kept.value = value
+      return
+    }
     let bucket = this.buckets.get(fingerprint)
     if (bucket === undefined) {
       bucket = []

@@ -48,7 +48,7 @@ function cpuMs(): number {
  * Starts a paced stream, sends `body` once its first chunk is in, and returns the oversized
  * request's response and the largest gap between the stream's chunks meanwhile.
  */
-async function gapWhile(body: string): Promise<{ status: number; error: { code?: string; message?: string }; maxGapMs: number }> {
+async function gapWhile(body: string, path = '/v1/chat/completions'): Promise<{ status: number; text: string; maxGapMs: number }> {
   const stream = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${gw.ownerKey}` },
@@ -66,13 +66,13 @@ async function gapWhile(body: string): Promise<{ status: number; error: { code?:
   // Sent by another process (curl), as another client would be: its own work (building and
   // writing 8 MB) must not count against the gateway's event loop.
   const oversized = execFileAsync('curl', [
-    '-sS', '-X', 'POST', `${gw.url}/v1/chat/completions`,
-    '-H', `Authorization: Bearer ${gw.ownerKey}`, '-H', 'Content-Type: application/json',
+    '-sS', '-X', 'POST', `${gw.url}${path}`,
+    '-H', `Authorization: Bearer ${gw.ownerKey}`, '-H', 'Content-Type: application/json', '-H', 'anthropic-version: 2023-06-01',
     '--data-binary', `@${bodyFile}`, '-w', '\n%{http_code}',
   ]).then(({ stdout }) => {
     const lines = stdout.trimEnd().split('\n')
     const status = Number(lines.pop())
-    return { status, error: (JSON.parse(lines.join('\n')) as { error?: { code?: string; message?: string } }).error ?? {} }
+    return { status, text: lines.join('\n') }
   })
   void oversized.finally(() => (oversizedDone = true))
   for await (const event of { [Symbol.asyncIterator]: () => events }) {
@@ -87,6 +87,8 @@ async function gapWhile(body: string): Promise<{ status: number; error: { code?:
   expect(oversizedDone).toBe(true)
   return { ...(await oversized), maxGapMs }
 }
+
+const errorOf = (text: string) => (JSON.parse(text) as { error?: { code?: string; message?: string } }).error ?? {}
 
 const prompt = (model: string, content: string, extra: object = {}) =>
   JSON.stringify({ model, max_tokens: 1, messages: [{ role: 'user', content }], ...extra })
@@ -109,15 +111,15 @@ describe('an oversized prompt', { retry: 2 }, () => {
   it('of 8 MB is refused on the byte bound, and another stream keeps flowing', async () => {
     const result = await gapWhile(prompt(DEFAULT_MODEL_ID, variedText(8_000_000)))
     expect(result.status).toBe(400)
-    expect(result.error.code).toBe('context_length_exceeded')
-    expect(result.error.message).toContain('at least')
+    expect(errorOf(result.text).code).toBe('context_length_exceeded')
+    expect(errorOf(result.text).message).toContain('at least')
     expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
   })
 
   it('of 1 MB of spaces is refused, and another stream keeps flowing', async () => {
     const result = await gapWhile(prompt(DEFAULT_MODEL_ID, ' '.repeat(1_000_000)))
     expect(result.status).toBe(400)
-    expect(result.error.code).toBe('context_length_exceeded')
+    expect(errorOf(result.text).code).toBe('context_length_exceeded')
     expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
   })
 
@@ -127,5 +129,17 @@ describe('an oversized prompt', { retry: 2 }, () => {
     expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
     const record = gw.completions.find((completion) => completion.model === 'wide')
     expect(record?.usage.prompt_tokens).toBeGreaterThan(500_000)
+  })
+
+  it('streamed from the Messages API (2 MB of prose), is counted in slices for message_start, as count_tokens counts it', async () => {
+    const messages = [{ role: 'user', content: variedText(2_000_000) }]
+    const result = await gapWhile(JSON.stringify({ model: 'wide', max_tokens: 1, stream: true, messages }), '/v1/messages')
+    expect(result.status).toBe(200)
+    expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
+    const start = /^event: message_start\ndata: (.*)$/m.exec(result.text)?.[1]
+    const inputTokens = (JSON.parse(start ?? '{}') as { message?: { usage?: { input_tokens?: number } } }).message?.usage?.input_tokens
+    expect(inputTokens).toBeGreaterThan(500_000)
+    const counted = await gw.post('/v1/messages/count_tokens', { model: 'wide', messages })
+    expect(await counted.json()).toEqual({ input_tokens: inputTokens })
   })
 })

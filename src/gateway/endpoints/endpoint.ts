@@ -61,6 +61,8 @@ export type StreamEnding = { kind: 'finished'; reason: FinishReason } | { kind: 
  * generation event, then `end`. Each returns complete frames (sse/frames.ts).
  */
 export interface StreamEncoder {
+  /** `start` reads the exact prompt count (the Messages API's `message_start` carries it): it is counted first. */
+  readonly startReadsPromptTokens?: boolean
   start(): Frames
   content(text: string): Frames
   reasoning(text: string): Frames

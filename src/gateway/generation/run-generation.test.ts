@@ -201,7 +201,7 @@ describe('startGeneration', () => {
     const refusal = modelNotAvailable('m')
     const refused: GenerationResult[] = []
     await expect(
-      startGeneration(backend(() => Promise.reject(refusal)), input, live().live, (r) => refused.push(r)),
+      startGeneration(backend(() => Promise.reject(refusal)), input, live().live, async (r) => void refused.push(r)),
     ).rejects.toBe(refusal)
     expect(refused).toEqual([{ outcome: { kind: 'failed', error: refusal }, completionTokens: 0, reportedUsage: undefined }])
   })
@@ -209,7 +209,7 @@ describe('startGeneration', () => {
   it('turns an unexpected failure into an internal error', async () => {
     silenceErrors()
     const refused: GenerationResult[] = []
-    const thrown = await startGeneration(backend(() => Promise.reject(new Error('boom'))), input, live().live, (r) => refused.push(r)).catch((e: unknown) => e)
+    const thrown = await startGeneration(backend(() => Promise.reject(new Error('boom'))), input, live().live, async (r) => void refused.push(r)).catch((e: unknown) => e)
     expect(thrown).toBeInstanceOf(GatewayError)
     expect(thrown).toMatchObject({ status: 500 })
     expect(refused[0]?.outcome).toEqual({ kind: 'failed', error: thrown })

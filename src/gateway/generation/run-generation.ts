@@ -36,14 +36,14 @@ export async function startGeneration(
   backend: ModelBackend,
   input: Omit<GenerationInput, 'signal'>,
   live: LiveGeneration,
-  onRefused: (result: GenerationResult) => void,
+  onRefused: (result: GenerationResult) => Promise<void>,
 ): Promise<StartedGeneration | undefined> {
   try {
     return await backend.start({ ...input, signal: live.signal })
   } catch (error) {
     if (live.stopReason() !== undefined) return undefined
     const refusal = error instanceof GatewayError ? error : logged(error)
-    onRefused({ outcome: { kind: 'failed', error: refusal }, completionTokens: 0, reportedUsage: undefined })
+    await onRefused({ outcome: { kind: 'failed', error: refusal }, completionTokens: 0, reportedUsage: undefined })
     throw refusal
   }
 }

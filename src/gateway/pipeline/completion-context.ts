@@ -53,10 +53,12 @@ export interface CompletionRecord {
 export type CompletionObserver = (record: CompletionRecord) => void
 
 /**
- * Told how a generation ended. The record is built from this only when someone consumes it: it
- * reads the exact prompt count, which planning otherwise leaves uncounted when it can.
+ * Told how a generation ended; resolves once the ending is recorded. The record is built from
+ * this only when someone consumes it: it reads the exact prompt count, which planning otherwise
+ * leaves uncounted when it can. Without the model server's usage, the prompt is counted first
+ * (in slices, when long), so that what reads the estimate afterwards reads a number.
  */
-export type GenerationEndObserver = (result: GenerationResult, upstream: string | undefined) => void
+export type GenerationEndObserver = (result: GenerationResult, upstream: string | undefined) => Promise<void>
 
 /** The reply's usage: the model server's own when it reported one, else the gateway's count. */
 export function usageOf(context: CompletionContext, result: GenerationResult): { usage: Usage; source: UsageSource } {

@@ -78,11 +78,30 @@ describe('planTokens', () => {
   it('counts a large prompt in slices, exactly, when it may fit', async () => {
     const tokenizer = spied()
     const content = 'Lorem ipsum dolor sit amet, 12345. '.repeat(3_000) // 105 KB
-    const plan = await planTokens({ tokenizer, contextWindow: 200_000, defaultMaxTokens: DEFAULT_MAX_TOKENS }, request(content, 10))
+    // Its byte bound (105,000) passes the window; its count (~30,000) does not.
+    const plan = await planTokens({ tokenizer, contextWindow: 60_000, defaultMaxTokens: DEFAULT_MAX_TOKENS }, request(content, 10))
     expect(tokenizer.sliced.length).toBeGreaterThan(0)
     expect(tokenizer.calls).toBe(0)
     expect(plan.promptTokens).toBe(exactCount(content))
+    expect(await plan.counted()).toBe(exactCount(content))
     expect(plan.maxTokens).toBe(10)
+  })
+
+  it('leaves a large prompt that fits by its byte bound uncounted until asked, then counts it in slices', async () => {
+    const tokenizer = spied()
+    const content = 'Lorem ipsum dolor sit amet, 12345. '.repeat(3_000) // 105 KB
+    const plan = await planTokens({ tokenizer, contextWindow: 200_000, defaultMaxTokens: DEFAULT_MAX_TOKENS }, request(content, 10))
+    expect(plan.maxTokens).toBe(10)
+    expect(tokenizer.sliced).toEqual([])
+    expect(tokenizer.calls).toBe(0)
+    const [first, second] = await Promise.all([plan.counted(), plan.counted()])
+    expect(first).toBe(exactCount(content))
+    expect(second).toBe(first)
+    // Counted once, in slices; the count is then read without tokenizing anything.
+    const tasks = tokenizer.sliced.length
+    expect(tasks).toBeGreaterThan(0)
+    expect(plan.promptTokens).toBe(first)
+    expect([tokenizer.calls, tokenizer.sliced.length]).toEqual([0, tasks])
   })
 
   it('stops counting once the prompt passes the window', async () => {
@@ -100,6 +119,7 @@ describe('planTokens', () => {
     const content = 'many words '.repeat(5_000)
     const plan = await planTokens({ tokenizer: o200kTokenizer, contextWindow: undefined, defaultMaxTokens: DEFAULT_MAX_TOKENS }, request(content, 50_000))
     expect(plan.maxTokens).toBe(50_000)
+    expect(await plan.counted()).toBe(exactCount(content))
     expect(plan.promptTokens).toBe(exactCount(content))
   })
 

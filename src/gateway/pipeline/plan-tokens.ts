@@ -14,9 +14,16 @@ export interface TokenPlan {
    * The prompt as the model reads it, chat-template framing included for a conversation:
    * `usage.prompt_tokens`.
    * Always exact for the model's tokenizer — but when planning could prove the prompt fits
-   * without it, it is counted on first read (then remembered), not before.
+   * without it, it is counted on first read (then remembered), not before: a read may then
+   * tokenize the whole uncounted part at once. A reader that may meet a long one awaits
+   * `counted()` first.
    */
   readonly promptTokens: number
+  /**
+   * The same count, made in slices that yield to the event loop when more than
+   * COUNT_AT_ONCE_CHARS of the prompt are not counted yet; `promptTokens` is then a read of it.
+   */
+  counted(): Promise<number>
   /**
    * What the reply may use: the client's max_tokens, else the model's default (1,024 unless
    * configured), lowered to what the window leaves. Undefined: none is sent, the server's own
@@ -49,11 +56,14 @@ function rendering(prompt: Prompt): { pieces: readonly TemplatePiece[]; overhead
  * decides, rather than Mortar refusing on a guess.
  *
  * Counting is exact and cheap when the history is cached (see tokens/prompt-counter.ts). What is
- * not cached is first bounded in one linear pass (bytes / longest token ≤ tokens ≤ bytes):
+ * not cached is first bounded in one linear pass (bytes / longest token ≤ tokens ≤ bytes; a long
+ * run's bounds are cached too):
  * - a prompt whose lower bound already leaves no room is refused without tokenizing anything;
  * - one whose upper bound shows that it fits and max_tokens needs no lowering is not tokenized
- *   here when it is small: neither decision depends on the exact count, which is made when
- *   `promptTokens` is first read (for usage) instead;
+ *   here, whatever its size: neither decision depends on the exact count, which most requests
+ *   never need (a model server reports its own usage). It is made when `counted()` is awaited
+ *   or `promptTokens` read (for an estimate of usage, the Messages stream's start, a count of
+ *   tokens);
  * - otherwise it is counted exactly — in slices when large, stopping once it passes the window.
  */
 export async function planTokens(
@@ -63,31 +73,31 @@ export async function planTokens(
   const { pieces, overhead, param } = rendering(request.prompt)
   const measure = promptCounterFor(model.tokenizer).measure(pieces)
   const wanted = request.maxTokens ?? model.defaultMaxTokens
+  let counting: Promise<number> | undefined
   const countedLater = (): TokenPlan => ({
     get promptTokens() {
       return measure.exact()
     },
+    counted: () => (counting ??= measure.uncountedChars <= COUNT_AT_ONCE_CHARS ? Promise.resolve(measure.exact()) : measure.exactInSlices(Number.POSITIVE_INFINITY)),
     maxTokens: wanted,
   })
-  if (model.contextWindow === undefined) {
-    // Nothing to check; a large prompt is still counted (for usage) in slices, never in one go.
-    if (measure.uncountedChars <= COUNT_AT_ONCE_CHARS) return countedLater()
-    return { promptTokens: await measure.exactInSlices(Number.POSITIVE_INFINITY), maxTokens: wanted }
-  }
+  // Nothing to check.
+  if (model.contextWindow === undefined) return countedLater()
   const window = model.contextWindow
   const room = window - overhead
   // The most prompt tokens that still leave MIN_REPLY_TOKENS for the reply.
   const limit = room - MIN_REPLY_TOKENS
   const exceeded = (promptTokens: number, atLeast: '' | 'at least ') => contextLengthExceeded(window, overhead, param, promptTokens, atLeast)
   if (measure.lowerBound > limit) throw exceeded(measure.lowerBound, 'at least ')
+  if (measure.upperBound !== undefined && measure.upperBound + Math.max(wanted ?? 0, MIN_REPLY_TOKENS) <= room) return countedLater()
+
   const atOnce = measure.uncountedChars <= COUNT_AT_ONCE_CHARS
-  if (atOnce && measure.upperBound !== undefined && measure.upperBound + Math.max(wanted ?? 0, MIN_REPLY_TOKENS) <= room) return countedLater()
 
   const promptTokens = atOnce ? measure.exact() : await measure.exactInSlices(limit)
   // A count in slices stops once it passes the limit: then it is a lower bound, not the count.
   if (promptTokens > limit) throw exceeded(promptTokens, atOnce ? '' : 'at least ')
   const left = room - promptTokens
-  return { promptTokens, maxTokens: wanted === undefined ? undefined : Math.min(wanted, left) }
+  return { promptTokens, counted: () => Promise.resolve(promptTokens), maxTokens: wanted === undefined ? undefined : Math.min(wanted, left) }
 }
 
 function contextLengthExceeded(contextWindow: number, overhead: number, param: string, promptTokens: number, atLeast: '' | 'at least '): GatewayError {

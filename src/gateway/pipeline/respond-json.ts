@@ -44,7 +44,9 @@ export async function generateJsonReply(
     },
     onFirstToken,
   )
-  onEnd(result, started?.upstream)
+  // The reply's usage is then the gateway's count: a long prompt is counted in slices, not in one go.
+  if (result.reportedUsage === undefined) await context.plan.counted()
+  await onEnd(result, started?.upstream)
 
   const { outcome } = result
   if (outcome.kind === 'failed') throw outcome.error

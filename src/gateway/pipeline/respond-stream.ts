@@ -68,6 +68,8 @@ export async function respondWithStream(
   // From the moment headers are out, so a slow first token can't trip a proxy's idle timeout.
   if (started?.keepAlive) keepAlive()
   try {
+    // Counted while the model server works on the prompt, not before it was sent.
+    if (encoder.startReadsPromptTokens === true) await context.plan.counted()
     await writer.frames(encoder.start())
     const result = await runGeneration(
       started,
@@ -80,7 +82,9 @@ export async function respondWithStream(
       options.onFirstToken,
     )
     clearInterval(ping)
-    options.onEnd(result, started?.upstream)
+    // The ending's usage is then the gateway's count: a long prompt is counted in slices, not in one go.
+    if (result.reportedUsage === undefined) await context.plan.counted()
+    await options.onEnd(result, started?.upstream)
 
     const { outcome } = result
     if (outcome.kind === 'failed') {

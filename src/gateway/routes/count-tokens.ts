@@ -28,6 +28,6 @@ export const countTokens =
     const model = deps.catalog().resolve(parsed.request.model)
     const request = chatGenerationRequest(messagesToChat(parsed.request).request)
     const plan = await planTokens({ tokenizer: model.tokenizer, contextWindow: undefined, defaultMaxTokens: undefined }, request)
-    const answer: CountTokensResponse = { input_tokens: plan.promptTokens }
+    const answer: CountTokensResponse = { input_tokens: await plan.counted() }
     sendJson(res, 200, answer)
   }

@@ -114,8 +114,10 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
       if (!telemetry.wanted) return
       telemetry.publish({ type: 'request.first_token', id: context.id, ...telemetryBase, at: new Date().toISOString(), ttft_ms: round(performance.now() - acceptedAt) })
     }
-    const onEnd: GenerationEndObserver = (result, upstream) => {
+    const onEnd: GenerationEndObserver = async (result, upstream) => {
       const reported = deps.onCompletion !== undefined || telemetry.wanted
+      // An estimate of usage reads the exact count: a long prompt is counted in slices before anything reads it.
+      if (result.reportedUsage === undefined && (reported || recorder !== undefined)) await plan.counted()
       // The record is made now when it costs nothing (the model server reported usage) or is
       // reported anyway; only an estimate nobody reads yet waits for the exchange's record.
       const record = reported || result.reportedUsage !== undefined ? completionRecord(context, result, upstream) : undefined

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import type { ChatMessage, ChatTool, ToolCall } from '../../shared/api/chat-request'
 import { Derived } from '../../shared/api/element-results'
 import { BoundedStringMap } from '../bounded-string-map'
 import { pythonJsonDumps } from './python-json'
@@ -52,7 +52,7 @@ export function renderQwen2Prompt(messages: readonly ChatMessage[], tools: reado
     if (message.role === 'assistant' && message.tool_calls !== undefined) {
       pieces.push(IM_START, 'assistant')
       if (message.content) pieces.push('\n', message.content)
-      for (const call of message.tool_calls) pieces.push(renderToolCall(call.function.name, call.function.arguments))
+      for (const call of message.tool_calls) pieces.push(renderedCalls.of(call))
       pieces.push(IM_END, '\n')
       return
     }
@@ -91,6 +91,12 @@ function renderedByText(tool: ChatTool): string {
  * Keyed by exactly what the rendering depends on; about 2 MB at most.
  */
 const rendered = new BoundedStringMap<string>(1_000_000)
+/**
+ * Each earlier call as rendered, kept with a call that never changes (an element of a conversation
+ * the gateway continued, or its translation: the same object each turn); any other is found by
+ * its name and arguments.
+ */
+const renderedCalls = new Derived((call: ToolCall) => renderToolCall(call.function.name, call.function.arguments))
 /**
  * Each tool as the system block lists it, kept with a tool that never changes (a remembered tool,
  * or its translation: the same object each turn); any other is found by its JSON text, which

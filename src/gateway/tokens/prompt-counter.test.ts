@@ -130,6 +130,26 @@ describe('PromptCounter', () => {
     expect(tokenizer.counted).toHaveLength(calls)
   })
 
+  it('keeps the bounds of the runs it measured but did not count, until it counts them', () => {
+    let bounded = 0
+    const tokenizer = spiedTokenizer()
+    const bounds = tokenizer.bounds!
+    const counter = new PromptCounter({ ...tokenizer, bounds: (text) => (bounded++, bounds(text)) })
+    const pieces = renderQwen2Prompt([{ role: 'user', content: 'y'.repeat(300) }], [])
+    const first = counter.measure(pieces)
+    const measured = bounded
+    expect(measured).toBeGreaterThan(1)
+    const second = counter.measure(pieces)
+    expect([second.lowerBound, second.upperBound, second.uncountedChars]).toEqual([first.lowerBound, first.upperBound, first.uncountedChars])
+    // None measured again: every run's bounds were kept.
+    expect(bounded).toBe(measured)
+    const exact = countTemplateTokens(pieces, o200kTokenizer)
+    expect(second.exact()).toBe(exact)
+    expect(tokenizer.counted.length).toBeGreaterThan(0)
+    const counted = counter.measure(pieces)
+    expect([counted.lowerBound, counted.upperBound, counted.uncountedChars]).toEqual([exact, exact, 0])
+  })
+
   it('has no bound when the tokenizer has none', () => {
     const counter = new PromptCounter(spiedTokenizer(false))
     expect(counter.measure(renderQwen2Prompt(conversation(1), [])).upperBound).toBeUndefined()

@@ -1,7 +1,7 @@
 import { longestPart, PartsMap } from '../parts-map'
 import type { TemplatePiece } from './chat-template'
 import { countInSlices } from './count-in-slices'
-import type { Tokenizer } from './tokenizer'
+import type { TokenBounds, Tokenizer } from './tokenizer'
 
 /** What the cache may hold, in UTF-16 code units of its keys (~2 bytes each): about 8 MB. */
 export const DEFAULT_CACHE_CHARS = 4_000_000
@@ -11,6 +11,16 @@ export const DEFAULT_CACHE_CHARS = 4_000_000
  * conversation — since finding one costs less than tokenizing it.
  */
 const SMALLEST_ENTRY_CHARS = 64
+
+/** A run the cache has no count of: its pieces, its length, its bounds when kept, and its text once joined. */
+interface UncountedRun {
+  readonly parts: readonly string[]
+  readonly chars: number
+  readonly bounds: TokenBounds | undefined
+  text: string | undefined
+}
+
+const textOf = (run: UncountedRun): string => (run.text ??= run.parts.join(''))
 
 /** A rendered prompt, measured: what is known now, and the exact count on demand. */
 export interface PromptMeasure {
@@ -40,7 +50,8 @@ export interface PromptMeasure {
  * comparing the pieces, never by copying the client's text; the long piece of a remembered message
  * is the same string object turn after turn, whose hash V8 keeps, so a history seen before costs a
  * lookup per run, not a hash of its text), so a hit is the exact count of exactly that text; memory is bounded (the runs unused longest
- * are dropped first). The count is a function of the text alone, so one cache serves every
+ * are dropped first). A run that was measured but not counted (its prompt fit the window by its
+ * bounds, and nobody read the exact count) keeps its bounds until it is counted. The count is a function of the text alone, so one cache serves every
  * organization and session without telling one anything of another's prompts but, as any shared
  * cache does, through its timing.
  *
@@ -49,7 +60,7 @@ export interface PromptMeasure {
  */
 export class PromptCounter {
   // One huge prompt may not push out everybody else's history (the map keeps no entry over a quarter).
-  private readonly counts: PartsMap<number>
+  private readonly runs: PartsMap<number | TokenBounds>
 
   constructor(
     private readonly tokenizer: Tokenizer,
@@ -57,13 +68,13 @@ export class PromptCounter {
   ) {
     // A run's long part is a message's text or a cached rendering: the same string objects turn
     // after turn when the gateway remembered the message (http/parsed-parts.ts).
-    this.counts = new PartsMap(maxChars, longestPart)
+    this.runs = new PartsMap(maxChars, longestPart)
   }
 
   measure(pieces: readonly TemplatePiece[]): PromptMeasure {
     let known = 0
-    // Runs the cache lacks: their pieces, joined only when they are tokenized.
-    const uncounted: string[][] = []
+    // Runs the cache has no count of: their pieces, joined only when they are measured or tokenized.
+    const uncounted: UncountedRun[] = []
     let run: string[] = []
     let runLength = 0
     const close = () => {
@@ -71,9 +82,9 @@ export class PromptCounter {
         run = []
         return
       }
-      const cached = this.counts.get(run)
-      if (cached === undefined) uncounted.push(run)
-      else known += cached
+      const cached = this.runs.get(run)
+      if (typeof cached === 'number') known += cached
+      else uncounted.push({ parts: run, chars: runLength, bounds: cached, text: undefined })
       run = []
       runLength = 0
     }
@@ -92,24 +103,23 @@ export class PromptCounter {
     let lowerBound = known
     let upperBound: number | undefined = tokenizer.bounds === undefined ? undefined : known
     let uncountedChars = 0
-    const texts = uncounted.map((parts) => parts.join(''))
-    for (const text of texts) {
-      uncountedChars += text.length
-      if (tokenizer.bounds === undefined) continue
-      const bounds = tokenizer.bounds(text)
+    for (const entry of uncounted) {
+      uncountedChars += entry.chars
+      if (upperBound === undefined) continue
+      const bounds = entry.bounds ?? this.boundsOf(entry)
       lowerBound += bounds.lower
-      upperBound! += bounds.upper
+      upperBound += bounds.upper
     }
     let exact: number | undefined
     return {
       upperBound,
       lowerBound,
       uncountedChars,
-      exact: () => (exact ??= uncounted.reduce((sum, parts, index) => sum + this.remember(parts, tokenizer.count(texts[index]!)), known)),
+      exact: () => (exact ??= uncounted.reduce((sum, entry) => sum + this.remember(entry.parts, tokenizer.count(textOf(entry))), known)),
       exactInSlices: async (limit) => {
         if (exact !== undefined) return exact
-        const tasks = texts.map((text) => tokenizer.startCount(text))
-        const total = await countInSlices(tasks, known, limit, (index, count) => this.remember(uncounted[index]!, count))
+        const tasks = uncounted.map((entry) => tokenizer.startCount(textOf(entry)))
+        const total = await countInSlices(tasks, known, limit, (index, count) => this.remember(uncounted[index]!.parts, count))
         if (total <= limit) exact = total
         return total
       },
@@ -123,16 +133,27 @@ export class PromptCounter {
 
   /** How many runs and characters the cache holds. */
   get size(): { runs: number; chars: number } {
-    const { entries, chars } = this.counts.size
+    const { entries, chars } = this.runs.size
     return { runs: entries, chars }
   }
 
-  /** Keeps a run's count and returns it. */
+  /** Keeps a run's count (in place of its bounds) and returns it. */
   private remember(parts: readonly string[], count: number): number {
     let length = 0
     for (const part of parts) length += part.length
-    this.counts.set(parts, count, Math.max(0, SMALLEST_ENTRY_CHARS - length))
+    this.runs.set(parts, count, Math.max(0, SMALLEST_ENTRY_CHARS - length))
     return count
+  }
+
+  /**
+   * A run's bounds, kept: a prompt that fits the window by its bounds is not tokenized (nobody
+   * may read its exact count), so the same run comes back uncounted on the next turn, and a pass
+   * over it costs more than finding it — a short one's too, for the pass's fixed cost.
+   */
+  private boundsOf(entry: UncountedRun): TokenBounds {
+    const bounds = this.tokenizer.bounds!(textOf(entry))
+    this.runs.set(entry.parts, bounds, Math.max(0, SMALLEST_ENTRY_CHARS - entry.chars))
+    return bounds
   }
 }
 

@@ -36,6 +36,7 @@ const frames = (events: readonly MessagesStreamEvent[]): string[] => events.map(
 const PING = frame({ type: 'ping' })
 
 class MessagesStreamEncoder implements StreamEncoder {
+  readonly startReadsPromptTokens = true
   private readonly events: MessageEvents
 
   constructor(private readonly context: CompletionContext) {

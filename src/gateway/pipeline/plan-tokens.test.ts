@@ -94,6 +94,8 @@ describe('planTokens', () => {
     expect(plan.maxTokens).toBe(10)
     expect(tokenizer.sliced).toEqual([])
     expect(tokenizer.calls).toBe(0)
+    // One count, however many ask for it.
+    expect(plan.counted()).toBe(plan.counted())
     const [first, second] = await Promise.all([plan.counted(), plan.counted()])
     expect(first).toBe(exactCount(content))
     expect(second).toBe(first)

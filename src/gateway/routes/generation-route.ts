@@ -119,7 +119,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
       // An estimate of usage reads the exact count: a long prompt is counted in slices before anything reads it.
       if (result.reportedUsage === undefined && (reported || recorder !== undefined)) await plan.counted()
       // The record is made now when it costs nothing (the model server reported usage) or is
-      // reported anyway; only an estimate nobody reads yet waits for the exchange's record.
+      // reported anyway; otherwise the exchange's record makes it, from the count made above.
       const record = reported || result.reportedUsage !== undefined ? completionRecord(context, result, upstream) : undefined
       if (recorder !== undefined) recorder.generation = record === undefined ? generationLater(context, result, upstream) : generationFacts(record, result)
       if (!reported || record === undefined) return

@@ -56,7 +56,7 @@ function rendering(prompt: Prompt): { pieces: readonly TemplatePiece[]; overhead
  * decides, rather than Mortar refusing on a guess.
  *
  * Counting is exact and cheap when the history is cached (see tokens/prompt-counter.ts). What is
- * not cached is first bounded in one linear pass (bytes / longest token ≤ tokens ≤ bytes; a long
+ * not cached is first bounded in one linear pass (bytes / longest token ≤ tokens ≤ bytes; each
  * run's bounds are cached too):
  * - a prompt whose lower bound already leaves no room is refused without tokenizing anything;
  * - one whose upper bound shows that it fits and max_tokens needs no lowering is not tokenized
@@ -73,12 +73,14 @@ export async function planTokens(
   const { pieces, overhead, param } = rendering(request.prompt)
   const measure = promptCounterFor(model.tokenizer).measure(pieces)
   const wanted = request.maxTokens ?? model.defaultMaxTokens
+  const atOnce = measure.uncountedChars <= COUNT_AT_ONCE_CHARS
+  const countUpTo = (limit: number) => (atOnce ? Promise.resolve(measure.exact()) : measure.exactInSlices(limit))
   let counting: Promise<number> | undefined
   const countedLater = (): TokenPlan => ({
     get promptTokens() {
       return measure.exact()
     },
-    counted: () => (counting ??= measure.uncountedChars <= COUNT_AT_ONCE_CHARS ? Promise.resolve(measure.exact()) : measure.exactInSlices(Number.POSITIVE_INFINITY)),
+    counted: () => (counting ??= countUpTo(Number.POSITIVE_INFINITY)),
     maxTokens: wanted,
   })
   // Nothing to check.
@@ -91,9 +93,7 @@ export async function planTokens(
   if (measure.lowerBound > limit) throw exceeded(measure.lowerBound, 'at least ')
   if (measure.upperBound !== undefined && measure.upperBound + Math.max(wanted ?? 0, MIN_REPLY_TOKENS) <= room) return countedLater()
 
-  const atOnce = measure.uncountedChars <= COUNT_AT_ONCE_CHARS
-
-  const promptTokens = atOnce ? measure.exact() : await measure.exactInSlices(limit)
+  const promptTokens = await countUpTo(limit)
   // A count in slices stops once it passes the limit: then it is a lower bound, not the count.
   if (promptTokens > limit) throw exceeded(promptTokens, atOnce ? '' : 'at least ')
   const left = room - promptTokens

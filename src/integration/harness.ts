@@ -30,14 +30,17 @@ export interface TestGateway {
   close(): Promise<void>
 }
 
-export async function startTestGateway(args: string[] = [], options: { home?: string } = {}): Promise<TestGateway> {
+/**
+ * `observeCompletions: false` starts the gateway as `mortar serve` does, with nobody observing
+ * completions (`completions` stays empty): nothing but the response then reads a usage estimate.
+ */
+export async function startTestGateway(args: string[] = [], options: { home?: string; observeCompletions?: boolean } = {}): Promise<TestGateway> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'mortar-test-'))
   const output: string[] = []
   const completions: CompletionRecord[] = []
   const io: CliIo = { out: (line) => output.push(line), err: (line) => output.push(line) }
-  const server = await startServe(['--port', '0', '--home', home, ...args], io, {
-    onCompletion: (record) => completions.push(record),
-  })
+  const observer = options.observeCompletions === false ? {} : { onCompletion: (record: CompletionRecord) => completions.push(record) }
+  const server = await startServe(['--port', '0', '--home', home, ...args], io, observer)
   const ownerKey = output.join('\n').match(/^ +(mk_live_[A-Za-z0-9]+)$/m)?.[1]
   if (ownerKey === undefined) throw new Error(`serve printed no first-run key:\n${output.join('\n')}`)
   const url = server.url

@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestGateway, streamEvents, type TestGateway } from './harness'
+import { endOf, trafficClient } from './traffic-client'
 
 // One client's oversized prompt must not freeze everybody else's stream: the gateway refuses it on
 // a cheap bound, or counts it in slices that yield to the event loop. Measured as a client sees
@@ -21,22 +22,32 @@ const MAX_GAP_MS = 50
 const execFileAsync = promisify(execFile)
 
 let gw: TestGateway
+/** Capture off and no completion observer: only the response itself reads a usage estimate. */
+let unobserved: TestGateway
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'mortar-oversized-'))
-  // The default model (4,096 tokens) and one whose window makes counting, not the bound, decide.
-  writeFileSync(
-    join(home, 'config.json'),
-    JSON.stringify({
-      version: 1,
-      models: [
-        { id: DEFAULT_MODEL_ID, tokenizer: 'qwen2.5', contextWindow: 4_096, deployment: { kind: 'scripted' } },
-        { id: 'wide', tokenizer: 'qwen2.5', contextWindow: 10_000_000, deployment: { kind: 'scripted' } },
-      ],
-    }),
-  )
-  gw = await startTestGateway(['--scripted-tps', '200', '--optimizer', 'off'], { home })
+  const homeWithModels = () => {
+    const home = mkdtempSync(join(tmpdir(), 'mortar-oversized-'))
+    // The default model (4,096 tokens) and one whose window makes counting, not the bound, decide.
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        version: 1,
+        models: [
+          { id: DEFAULT_MODEL_ID, tokenizer: 'qwen2.5', contextWindow: 4_096, deployment: { kind: 'scripted' } },
+          { id: 'wide', tokenizer: 'qwen2.5', contextWindow: 10_000_000, deployment: { kind: 'scripted' } },
+        ],
+      }),
+    )
+    return home
+  }
+  const args = ['--scripted-tps', '200', '--optimizer', 'off']
+  gw = await startTestGateway(args, { home: homeWithModels() })
+  unobserved = await startTestGateway([...args, '--capture', 'off'], { home: homeWithModels(), observeCompletions: false })
 })
-afterAll(() => gw.close())
+afterAll(async () => {
+  await gw.close()
+  await unobserved.close()
+})
 
 /** CPU time this process has used, in ms (all its threads). */
 function cpuMs(): number {
@@ -48,14 +59,14 @@ function cpuMs(): number {
  * Starts a paced stream, sends `body` once its first chunk is in, and returns the oversized
  * request's response and the largest gap between the stream's chunks meanwhile.
  */
-async function gapWhile(body: string, path = '/v1/chat/completions'): Promise<{ status: number; text: string; maxGapMs: number }> {
-  const stream = await fetch(`${gw.url}/v1/chat/completions`, {
+async function gapWhile(body: string, path = '/v1/chat/completions', target = gw): Promise<{ status: number; text: string; maxGapMs: number }> {
+  const stream = await fetch(`${target.url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${gw.ownerKey}` },
+    headers: { Authorization: `Bearer ${target.ownerKey}` },
     body: JSON.stringify({ stream: true, max_tokens: 2_000, messages: [{ role: 'user', content: 'steady '.repeat(1_500) }] }),
   })
   expect(stream.status).toBe(200)
-  const bodyFile = join(gw.home, 'oversized.json')
+  const bodyFile = join(target.home, 'oversized.json')
   writeFileSync(bodyFile, body)
   const events = streamEvents(stream)
   await events.next()
@@ -66,8 +77,8 @@ async function gapWhile(body: string, path = '/v1/chat/completions'): Promise<{ 
   // Sent by another process (curl), as another client would be: its own work (building and
   // writing 8 MB) must not count against the gateway's event loop.
   const oversized = execFileAsync('curl', [
-    '-sS', '-X', 'POST', `${gw.url}${path}`,
-    '-H', `Authorization: Bearer ${gw.ownerKey}`, '-H', 'Content-Type: application/json', '-H', 'anthropic-version: 2023-06-01',
+    '-sS', '-X', 'POST', `${target.url}${path}`,
+    '-H', `Authorization: Bearer ${target.ownerKey}`, '-H', 'Content-Type: application/json', '-H', 'anthropic-version: 2023-06-01',
     '--data-binary', `@${bodyFile}`, '-w', '\n%{http_code}',
   ]).then(({ stdout }) => {
     const lines = stdout.trimEnd().split('\n')
@@ -141,5 +152,51 @@ describe('an oversized prompt', { retry: 2 }, () => {
     expect(inputTokens).toBeGreaterThan(500_000)
     const counted = await gw.post('/v1/messages/count_tokens', { model: 'wide', messages })
     expect(await counted.json()).toEqual({ input_tokens: inputTokens })
+  })
+
+  it('answered as JSON with nobody else reading its count, is counted in slices for the reply\'s usage', async () => {
+    const content = variedText(2_000_000)
+    const result = await gapWhile(prompt('wide', content, { stream: false }), '/v1/chat/completions', unobserved)
+    expect(result.status).toBe(200)
+    expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
+    const usage = (JSON.parse(result.text) as { usage?: { prompt_tokens?: number } }).usage
+    expect(usage?.prompt_tokens).toBeGreaterThan(500_000)
+  })
+
+  it('streamed with include_usage and nobody else reading its count, is counted in slices for the usage chunk', async () => {
+    const result = await gapWhile(prompt('wide', variedText(2_000_000), { stream: true, stream_options: { include_usage: true } }), '/v1/chat/completions', unobserved)
+    expect(result.status).toBe(200)
+    expect(result.maxGapMs).toBeLessThan(MAX_GAP_MS)
+    const usageChunk = result.text.split('\n\n').find((event) => event.includes('"usage":{'))
+    const usage = (JSON.parse(usageChunk?.slice('data: '.length) ?? '{}') as { usage?: { prompt_tokens?: number } }).usage
+    expect(usage?.prompt_tokens).toBeGreaterThan(500_000)
+  })
+})
+
+describe('a client that leaves while its long prompt is counted', () => {
+  it('is still captured with its outcome and its prompt counted', async () => {
+    const live = await trafficClient(gw.url, gw.ownerKey).live()
+    try {
+      const requestId = 'leaves-while-counted'
+      const controller = new AbortController()
+      // No usage from the scripted model: the record's estimate counts 300 KB, in slices, after the client left.
+      const body = JSON.stringify({ model: 'wide', stream: true, max_tokens: 2_000, messages: [{ role: 'user', content: variedText(300_000) }] })
+      const response = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': requestId },
+        body,
+        signal: controller.signal,
+      })
+      expect(response.status).toBe(200)
+      await streamEvents(response).next()
+      controller.abort()
+      const ended = await live.next(endOf(requestId), 10_000)
+      if (ended.type !== 'exchange.ended') throw new Error('unreachable')
+      const exchange = await trafficClient(gw.url, gw.ownerKey).exchange(ended.exchange.id)
+      expect(exchange).toMatchObject({ outcome: 'disconnected', model: 'wide', usage_source: 'estimate' })
+      expect(exchange.usage?.prompt_tokens).toBeGreaterThan(50_000)
+    } finally {
+      live.close()
+    }
   })
 })

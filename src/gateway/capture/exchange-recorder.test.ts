@@ -1,11 +1,14 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ExchangeRecorder, recorderOf, type RecorderHooks } from './exchange-recorder'
+import { ExchangeRecorder, recorderOf, type GenerationFacts, type RecorderHooks } from './exchange-recorder'
 
 const servers: Array<ReturnType<typeof createServer>> = []
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => {
+    server.close(resolve)
+    server.closeAllConnections()
+  })))
 })
 
 describe('ExchangeRecorder', () => {
@@ -42,5 +45,47 @@ describe('ExchangeRecorder', () => {
     expect(seen.running).toBeInstanceOf(ExchangeRecorder)
     expect(seen.ending).toBe(seen.running)
     expect(seen.after).toBeNull()
+  })
+
+  // A route whose client left while the prompt was still being counted for a usage estimate.
+  it.each([
+    { how: 'the generation ends', facts: { record: undefined, error: null } },
+    { how: 'the route ends without a generation', facts: undefined },
+  ])('builds the record of a client that left after a generation was decided once $how', async ({ facts }) => {
+    const ended: unknown[] = []
+    let recorder: ExchangeRecorder | undefined
+    const closed = new Promise<void>((whenClosed) => {
+      const hooks: RecorderHooks = {
+        maxExchangeBytes: () => 1 << 20,
+        started: () => undefined,
+        changed: () => undefined,
+        ended: (done) => ended.push(done.generationFacts()),
+      }
+      const server = createServer((req, res) => {
+        recorder = new ExchangeRecorder(req, res, hooks)
+        recorder.decided({ model: 'm', deployment: 'scripted', session: 's', stream: true }, undefined)
+        res.writeHead(200)
+        res.write('data: first\n\n')
+        res.once('close', () => whenClosed())
+      })
+      servers.push(server)
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo
+        const controller = new AbortController()
+        void fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal }).then(async (response) => {
+          await response.body?.getReader().read()
+          controller.abort()
+        })
+      })
+    })
+    await closed
+    expect(ended).toEqual([])
+    if (facts === undefined) recorder?.routeEnded()
+    // Only `error` is read here; a real generation's facts carry its completion record.
+    else recorder?.generationEnded(facts as unknown as GenerationFacts)
+    expect(ended).toEqual([facts])
+    // The route's own end, after the facts, does not end the record twice.
+    recorder?.routeEnded()
+    expect(ended).toHaveLength(1)
   })
 })

@@ -127,6 +127,13 @@ export class ExchangeRecorder implements UpstreamObserver {
   private announced = false
   /** Reading the body of a request no route read; the record waits for it. */
   private bodyRead: Promise<void> | undefined
+  /**
+   * A route decided a generation and has not finished: a client that leaves first closes the
+   * response before the generation's facts are known (its prompt may still be being counted for
+   * a usage estimate), so the record waits for them, or for the route to end without them.
+   */
+  private generationDue = false
+  private closedWhileDue = false
   private responding = false
   /**
    * Path and query as requested, read when the request arrives: Express rewrites `req.url` to
@@ -160,7 +167,8 @@ export class ExchangeRecorder implements UpstreamObserver {
     }) as ServerResponse['end']
     res.once('close', () => {
       this.endedAt = performance.now()
-      if (this.bodyRead === undefined) this.end()
+      if (this.generationDue) this.closedWhileDue = true
+      else if (this.bodyRead === undefined) this.end()
       else void this.bodyRead.then(() => this.end())
     })
   }
@@ -191,7 +199,21 @@ export class ExchangeRecorder implements UpstreamObserver {
   decided(facts: CompletionFacts, modelBody: (() => string) | undefined): void {
     this.completion = facts
     this.modelBody = modelBody
+    this.generationDue = true
     this.changed()
+  }
+
+  /** The generation ended: its facts, or a function that makes them when the record is built. */
+  generationEnded(generation: GenerationEnd): void {
+    this.generation = generation
+    this.routeEnded()
+  }
+
+  /** The route that decided a generation is done, whether or not the generation's facts came. */
+  routeEnded(): void {
+    if (!this.generationDue) return
+    this.generationDue = false
+    if (this.closedWhileDue) this.end()
   }
 
   firstToken(): void {

@@ -44,13 +44,13 @@ export async function generateJsonReply(
     },
     onFirstToken,
   )
-  // The reply's usage is then the gateway's count: a long prompt is counted in slices, not in one go.
-  if (result.reportedUsage === undefined) await context.plan.counted()
   await onEnd(result, started?.upstream)
 
   const { outcome } = result
   if (outcome.kind === 'failed') throw outcome.error
   if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return undefined
+  // The reply's usage is then the gateway's count: a long prompt is counted in slices, not in one go.
+  if (result.reportedUsage === undefined) await context.plan.counted()
   const stopped = outcome.kind === 'stopped'
   return {
     upstream: started?.upstream,

@@ -82,17 +82,17 @@ export async function respondWithStream(
       options.onFirstToken,
     )
     clearInterval(ping)
-    // The ending's usage is then the gateway's count: a long prompt is counted in slices, not in one go.
-    if (result.reportedUsage === undefined) await context.plan.counted()
     await options.onEnd(result, started?.upstream)
 
     const { outcome } = result
+    if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return writer.abandon()
+    // The ending's usage is then the gateway's count: a long prompt is counted in slices, not in one go.
+    if (result.reportedUsage === undefined) await context.plan.counted()
     if (outcome.kind === 'failed') {
       const usage = () => usageOf(context, result).usage
       await writer.frames(encoder.error?.(outcome.error, usage) ?? context.wire.streamError(outcome.error))
       return writer.abandon()
     }
-    if (outcome.kind === 'stopped' && outcome.reason === 'client_disconnected') return writer.abandon()
     const ending: StreamEnding =
       outcome.kind === 'finished' ? { kind: 'finished', reason: outcome.reason } : { kind: 'stopped', by: outcome.reason === 'shutdown' ? 'shutdown' : 'stop_call' }
     await writer.end(encoder.end(ending, () => usageOf(context, result).usage))

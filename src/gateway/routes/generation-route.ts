@@ -60,7 +60,7 @@ export type GenerationHandler = (req: IncomingMessage, res: ServerResponse, prin
  */
 export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): GenerationHandler {
   const { wire } = endpoint
-  return async (req, res, principal) => {
+  const handle: GenerationHandler = async (req, res, principal) => {
     answerErrorsAs(req, wire)
     const acceptedAt = performance.now()
     const created = Math.floor(Date.now() / 1000)
@@ -121,7 +121,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
       // The record is made now when it costs nothing (the model server reported usage) or is
       // reported anyway; otherwise the exchange's record makes it, from the count made above.
       const record = reported || result.reportedUsage !== undefined ? completionRecord(context, result, upstream) : undefined
-      if (recorder !== undefined) recorder.generation = record === undefined ? generationLater(context, result, upstream) : generationFacts(record, result)
+      recorder?.generationEnded(record === undefined ? generationLater(context, result, upstream) : generationFacts(record, result))
       if (!reported || record === undefined) return
       deps.onCompletion?.(record)
       if (!telemetry.wanted) return
@@ -160,6 +160,14 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     } finally {
       stopOnLeave()
       live.release()
+    }
+  }
+  return async (req, res, principal) => {
+    try {
+      await handle(req, res, principal)
+    } finally {
+      // A refused request, or a deduplicated follower, ends the route without a generation's facts.
+      recorderOf(req)?.routeEnded()
     }
   }
 }

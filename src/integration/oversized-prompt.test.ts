@@ -24,6 +24,8 @@ const execFileAsync = promisify(execFile)
 let gw: TestGateway
 /** Capture off and no completion observer: only the response itself reads a usage estimate. */
 let unobserved: TestGateway
+/** Capture on and no completion observer, as `mortar serve` runs: the record makes its own estimate. */
+let capturedOnly: TestGateway
 beforeAll(async () => {
   const homeWithModels = () => {
     const home = mkdtempSync(join(tmpdir(), 'mortar-oversized-'))
@@ -43,10 +45,12 @@ beforeAll(async () => {
   const args = ['--scripted-tps', '200', '--optimizer', 'off']
   gw = await startTestGateway(args, { home: homeWithModels() })
   unobserved = await startTestGateway([...args, '--capture', 'off'], { home: homeWithModels(), observeCompletions: false })
+  capturedOnly = await startTestGateway(args, { home: homeWithModels(), observeCompletions: false })
 })
 afterAll(async () => {
   await gw.close()
   await unobserved.close()
+  await capturedOnly.close()
 })
 
 /** CPU time this process has used, in ms (all its threads). */
@@ -174,16 +178,21 @@ describe('an oversized prompt', { retry: 2 }, () => {
 })
 
 describe('a client that leaves while its long prompt is counted', () => {
-  it('is still captured with its outcome and its prompt counted', async () => {
-    const live = await trafficClient(gw.url, gw.ownerKey).live()
+  it.each([
+    ['with a completion observer (the record is made at the end)', () => gw],
+    ['as mortar serve runs, with none (the record makes its estimate when it is built)', () => capturedOnly],
+  ])('is still captured with its outcome and its prompt counted, %s', async (how, target) => {
+    const gateway = target()
+    const live = await trafficClient(gateway.url, gateway.ownerKey).live()
     try {
       const requestId = 'leaves-while-counted'
       const controller = new AbortController()
-      // No usage from the scripted model: the record's estimate counts 300 KB, in slices, after the client left.
-      const body = JSON.stringify({ model: 'wide', stream: true, max_tokens: 2_000, messages: [{ role: 'user', content: variedText(300_000) }] })
-      const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      // No usage from the scripted model: the record's estimate counts 300 KB, in slices, after the
+      // client left (a text of each case's own: the counter's cache is the process's, shared).
+      const body = JSON.stringify({ model: 'wide', stream: true, max_tokens: 2_000, messages: [{ role: 'user', content: `${how}\n${variedText(300_000)}` }] })
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${gw.ownerKey}`, 'x-request-id': requestId },
+        headers: { Authorization: `Bearer ${gateway.ownerKey}`, 'x-request-id': requestId },
         body,
         signal: controller.signal,
       })
@@ -192,7 +201,7 @@ describe('a client that leaves while its long prompt is counted', () => {
       controller.abort()
       const ended = await live.next(endOf(requestId), 10_000)
       if (ended.type !== 'exchange.ended') throw new Error('unreachable')
-      const exchange = await trafficClient(gw.url, gw.ownerKey).exchange(ended.exchange.id)
+      const exchange = await trafficClient(gateway.url, gateway.ownerKey).exchange(ended.exchange.id)
       expect(exchange).toMatchObject({ outcome: 'disconnected', model: 'wide', usage_source: 'estimate' })
       expect(exchange.usage?.prompt_tokens).toBeGreaterThan(50_000)
     } finally {

@@ -115,11 +115,11 @@ export class PromptCounter {
       upperBound,
       lowerBound,
       uncountedChars,
-      exact: () => (exact ??= uncounted.reduce((sum, entry) => sum + this.remember(entry.parts, tokenizer.count(textOf(entry))), known)),
+      exact: () => (exact ??= uncounted.reduce((sum, entry) => sum + this.keep(entry, tokenizer.count(textOf(entry))), known)),
       exactInSlices: async (limit) => {
         if (exact !== undefined) return exact
         const tasks = uncounted.map((entry) => tokenizer.startCount(textOf(entry)))
-        const total = await countInSlices(tasks, known, limit, (index, count) => this.remember(uncounted[index]!.parts, count))
+        const total = await countInSlices(tasks, known, limit, (index, count) => this.keep(uncounted[index]!, count))
         if (total <= limit) exact = total
         return total
       },
@@ -137,12 +137,10 @@ export class PromptCounter {
     return { runs: entries, chars }
   }
 
-  /** Keeps a run's count (in place of its bounds) and returns it. */
-  private remember(parts: readonly string[], count: number): number {
-    let length = 0
-    for (const part of parts) length += part.length
-    this.runs.set(parts, count, Math.max(0, SMALLEST_ENTRY_CHARS - length))
-    return count
+  /** Keeps what is known of a run (its count, in place of any bounds; or its bounds) and returns it. */
+  private keep<T extends number | TokenBounds>(run: UncountedRun, value: T): T {
+    this.runs.set(run.parts, value, Math.max(0, SMALLEST_ENTRY_CHARS - run.chars))
+    return value
   }
 
   /**
@@ -151,9 +149,7 @@ export class PromptCounter {
    * over it costs more than finding it — a short one's too, for the pass's fixed cost.
    */
   private boundsOf(entry: UncountedRun): TokenBounds {
-    const bounds = this.tokenizer.bounds!(textOf(entry))
-    this.runs.set(entry.parts, bounds, Math.max(0, SMALLEST_ENTRY_CHARS - entry.chars))
-    return bounds
+    return this.keep(entry, this.tokenizer.bounds!(textOf(entry)))
   }
 }
 

@@ -11,8 +11,18 @@ import { setFlagsFromString } from 'node:v8'
  * collection hold every young object they point to alive through each young collection — most of
  * what a request allocates is then copied and promoted. Without pretenuring, the young
  * collections find only what really lives on.
+ *
+ * `--heap-growing-percent=100`: after a full collection, V8 lets the old generation grow to
+ * `live size × factor` before it marks again, the factor picked from how fast the collector and
+ * the program ran. On a small heap (a gateway without traffic capture holds ~36 MB) the factor it
+ * picks (~1.5) leaves less room than V8 wants to keep free, and it marks again ~100 ms after each
+ * full collection although the heap has not grown: one full collection after another, with no
+ * young collection between them, at twice the CPU per request of a gateway with capture on. A
+ * fixed factor of 2 leaves room equal to what lives. A larger heap (capture on: ~50–100 MB) gets
+ * more room than V8 picked for it (1.3–1.6×); its RSS under load is measured in
+ * docs/benchmark.md.
  */
-const GATEWAY_V8_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring']
+const GATEWAY_V8_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring', '--heap-growing-percent=100']
 
 /** Sets the gateway's V8 flags in this process (Node leaves V8's flags writable after start). */
 export function setGatewayV8Flags(): void {

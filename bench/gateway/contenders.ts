@@ -78,6 +78,17 @@ export async function startBare(upstream: Upstream, { logDir }: { logDir: string
 }
 
 /**
+ * A reference gateway of reference-proxies.ts in its own process (as Mortar runs): `buffered`
+ * (node:http both ways, bodies read whole) or `raw-client` (the model server's leg by hand).
+ */
+export async function startReference(upstream: Upstream, kind: 'buffered' | 'raw-client', { logDir }: { logDir: string }): Promise<Contender> {
+  const port = await freePort()
+  const proc = startProcess(`reference-${kind}`, NODE, [...TSX, join(HERE, 'reference-proxies.ts'), '--kind', kind, '--port', String(port), '--upstream', `http://127.0.0.1:${upstream.port}`], { logDir })
+  await waitReady(proc, `http://127.0.0.1:${port}/health`)
+  return { id: `reference-${kind}`, proc, base: `http://127.0.0.1:${port}/v1`, url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: {} }
+}
+
+/**
  * (3) Mortar: `mortar serve --upstream <fake>/v1` with auth on (a key made first with
  * `mortar keys create --json`), the optimizer in its default mode, and a 128k-token context window
  * (`--context-window`), so that every prompt is counted against a window as with a real model server. `cli` and `nodeArgs` let the

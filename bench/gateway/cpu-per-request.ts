@@ -17,6 +17,10 @@
 //                   the machine's load affects alike
 //   --capture-off   the same build with `--capture off` as `mortar-capture-off`, in the same
 //                   rounds: what traffic capture (memory, the default) costs per request
+//   --reference     two reference gateways of reference-proxies.ts, each in its own process, in the
+//                   same rounds: bodies read whole with node:http both ways (`buffered`), and the
+//                   same with the model server's leg written and read by hand (`raw-client`) —
+//                   what a process of its own and Node's HTTP client cost before any gateway work
 //   --gc            each Mortar's garbage collections during the cell's jobs (V8's --trace-gc-nvp,
 //                   read back from its log): young collections (scavenges) and their mean pause, the
 //                   share of the young generation's allocations they found alive (copied or promoted
@@ -33,7 +37,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { direct, startBare, startMortar, startUpstream } from './contenders'
+import { direct, startBare, startMortar, startReference, startUpstream } from './contenders'
 import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib'
 import { cellName, routeOf, SWEEP_CELLS } from './sweep'
 import type { Api, Contender, Kind, LoadJob, Prompt } from './types'
@@ -45,6 +49,7 @@ const { values: opts } = parseArgs({
     sizes: { type: 'boolean', default: false },
     baseline: { type: 'string' },
     'capture-off': { type: 'boolean', default: false },
+    reference: { type: 'boolean', default: false },
     cells: { type: 'string' },
     api: { type: 'string', default: 'chat' },
     'node-args': { type: 'string', default: '' },
@@ -75,6 +80,8 @@ if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, {
 if (opts['capture-off']) {
   contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
 }
+const REFERENCES = ['buffered', 'raw-client'] as const
+if (opts.reference) for (const kind of REFERENCES) contenders[`reference-${kind}`] = await startReference(upstream, kind, { logDir })
 const ids = Object.keys(contenders)
 const wanted = opts.cells?.split(',').map((name) => name.trim())
 const chosen = SWEEP_CELLS.filter((cell) => wanted === undefined || wanted.includes(cellName(cell)))
@@ -118,9 +125,10 @@ try {
       const ratios = (rows.mortar ?? []).map((r, i) => r.cpuUs / (rows['mortar-capture-off']?.[i]?.cpuUs ?? NaN))
       line += `; capture off ${cpu('mortar-capture-off').toFixed(0)} (capture memory ÷ off, median of the rounds' ratios: ${median(ratios).toFixed(2)})`
     }
+    if (opts.reference) line += REFERENCES.map((kind) => `; reference ${kind} ${cpu(`reference-${kind}`).toFixed(0)}`).join('')
     console.log(line)
     for (const [id, totals] of Object.entries(gc)) console.log(`  ${id} GC: ${gcLine(totals)}`)
-    console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}${opts['capture-off'] ? `, capture off ${(p50('mortar-capture-off') - p50('direct')).toFixed(3)}` : ''}`)
+    console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}${opts['capture-off'] ? `, capture off ${(p50('mortar-capture-off') - p50('direct')).toFixed(3)}` : ''}${opts.reference ? REFERENCES.map((kind) => `, reference ${kind} ${(p50(`reference-${kind}`) - p50('direct')).toFixed(3)}`).join('') : ''}`)
   }
   if (opts.survivors) await printSurvivors(ids.filter((i) => i.startsWith('mortar')))
   // Where each Mortar's CPU went, thread by thread (the main thread; V8's workers, which run the

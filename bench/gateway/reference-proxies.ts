@@ -36,14 +36,34 @@ function nodeClient(upstream: URL): Forward {
 const HEAD_END = Buffer.from('\r\n\r\n')
 
 function rawClient(upstream: URL): Forward {
-  const idle: Socket[] = []
+  const idle = new Set<Socket>()
   const hostHeader = `${upstream.hostname}:${upstream.port}`
+  const open = (): Socket => {
+    const socket = connect({ host: upstream.hostname, port: Number(upstream.port), noDelay: true })
+    // A kept socket the server closes or resets leaves the pool; the request on it, if any, answers 502.
+    socket.on('error', () => socket.destroy())
+    socket.on('close', () => idle.delete(socket))
+    return socket
+  }
+  const take = (): Socket => {
+    const [socket] = idle
+    if (socket === undefined) return open()
+    idle.delete(socket)
+    return socket
+  }
   return (path, body, answer) => {
-    const socket = idle.pop() ?? connect({ host: upstream.hostname, port: Number(upstream.port), noDelay: true })
+    const socket = take()
     let received: Buffer = Buffer.alloc(0)
     let bodyStart = -1
     let length = -1
     let status = 502
+    const done = (code: number, reply: Buffer, reuse: boolean) => {
+      socket.off('data', onData)
+      socket.off('close', onClose)
+      if (reuse) idle.add(socket)
+      else socket.destroy()
+      answer(code, reply)
+    }
     const onData = (chunk: Buffer) => {
       received = received.length === 0 ? chunk : Buffer.concat([received, chunk])
       if (bodyStart === -1) {
@@ -53,23 +73,14 @@ function rawClient(upstream: URL): Forward {
         status = Number(head.slice(9, 12))
         length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? -1)
         bodyStart = end + HEAD_END.length
-        if (length === -1) {
-          socket.destroy()
-          return answer(502, Buffer.from('{"error":{"message":"the reference client reads Content-Length replies only"}}'))
-        }
+        if (length === -1) return done(502, Buffer.from('{"error":{"message":"the reference client reads Content-Length replies only"}}'), false)
       }
       if (received.length - bodyStart < length) return
-      socket.off('data', onData)
-      socket.off('error', onError)
-      idle.push(socket)
-      answer(status, received.subarray(bodyStart, bodyStart + length))
+      done(status, received.subarray(bodyStart, bodyStart + length), true)
     }
-    const onError = () => {
-      socket.destroy()
-      answer(502, Buffer.from('{"error":{"message":"upstream unreachable"}}'))
-    }
+    const onClose = () => done(502, Buffer.from('{"error":{"message":"the model server closed the connection"}}'), false)
     socket.on('data', onData)
-    socket.on('error', onError)
+    socket.on('close', onClose)
     socket.write(Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nhost: ${hostHeader}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`, 'latin1'), body]))
   }
 }

@@ -81,7 +81,7 @@ export async function startBare(upstream: Upstream, { logDir }: { logDir: string
  * A reference gateway of reference-proxies.ts in its own process (as Mortar runs): `buffered`
  * (node:http both ways, bodies read whole) or `raw-client` (the model server's leg by hand).
  */
-export async function startReference(upstream: Upstream, kind: 'buffered' | 'raw-client', { logDir }: { logDir: string }): Promise<Contender> {
+export async function startReference(upstream: Upstream, kind: 'buffered' | 'raw-client' | 'undici', { logDir }: { logDir: string }): Promise<Contender> {
   const port = await freePort()
   const proc = startProcess(`reference-${kind}`, NODE, [...TSX, join(HERE, 'reference-proxies.ts'), '--kind', kind, '--port', String(port), '--upstream', `http://127.0.0.1:${upstream.port}`], { logDir })
   await waitReady(proc, `http://127.0.0.1:${port}/health`)

@@ -80,7 +80,7 @@ if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, {
 if (opts['capture-off']) {
   contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
 }
-const REFERENCES = ['buffered', 'raw-client'] as const
+const REFERENCES = ['buffered', 'raw-client', 'undici'] as const
 if (opts.reference) for (const kind of REFERENCES) contenders[`reference-${kind}`] = await startReference(upstream, kind, { logDir })
 const ids = Object.keys(contenders)
 const wanted = opts.cells?.split(',').map((name) => name.trim())

@@ -7,12 +7,15 @@
 //   by hand (one write of head and body; the reply's head read until its blank line, then
 //   Content-Length bytes). Only what the fake model server's JSON replies need: no chunked replies,
 //   no streams. A measuring stick, not a client to ship.
+// - `undici`: the same server, the model server's leg by undici's Pool (keep-alive, pipelining 1):
+//   whether a well-kept client library would do what Node's client does for less (at c=1 it did not).
 //
-// Usage: node --import tsx reference-proxies.ts --kind buffered|raw-client --upstream http://127.0.0.1:PORT [--port 0]
+// Usage: node --import tsx reference-proxies.ts --kind buffered|raw-client|undici --upstream http://127.0.0.1:PORT [--port 0]
 // Serves GET /health; prints one JSON line {"ready":true,"port":N} once it listens.
 import { Agent, createServer, request, type IncomingMessage } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { parseArgs } from 'node:util'
+import { Pool } from 'undici'
 
 type Forward = (path: string, body: Buffer, answer: (status: number, reply: Buffer) => void) => void
 
@@ -30,6 +33,16 @@ function nodeClient(upstream: URL): Forward {
     )
     out.on('error', () => answer(502, Buffer.from('{"error":{"message":"upstream unreachable"}}')))
     out.end(body)
+  }
+}
+
+function undiciClient(upstream: URL): Forward {
+  const pool = new Pool(upstream.origin, { keepAliveTimeout: 4_000, pipelining: 1 })
+  return (path, body, answer) => {
+    pool.request({ method: 'POST', path, body, headers: { 'content-type': 'application/json' } }).then(
+      async (res) => answer(res.statusCode, Buffer.from(await res.body.arrayBuffer())),
+      () => answer(502, Buffer.from('{"error":{"message":"upstream unreachable"}}')),
+    )
   }
 }
 
@@ -86,10 +99,10 @@ function rawClient(upstream: URL): Forward {
 }
 
 const { values } = parseArgs({ options: { kind: { type: 'string' }, upstream: { type: 'string' }, port: { type: 'string', default: '0' } } })
-if (values.upstream === undefined || (values.kind !== 'buffered' && values.kind !== 'raw-client')) throw new Error('reference-proxies needs --kind buffered|raw-client and --upstream')
+if (values.upstream === undefined || !['buffered','raw-client','undici'].includes(values.kind ?? '')) throw new Error('reference-proxies needs --kind buffered|raw-client|undici and --upstream')
 const upstream = new URL(values.upstream)
 if (!['127.0.0.1', 'localhost', '[::1]'].includes(upstream.hostname)) throw new Error('reference-proxies forwards to loopback only')
-const forward = values.kind === 'buffered' ? nodeClient(upstream) : rawClient(upstream)
+const forward = values.kind === 'buffered' ? nodeClient(upstream) : values.kind === 'undici' ? undiciClient(upstream) : rawClient(upstream)
 const server = createServer({ keepAliveTimeout: 60_000, noDelay: true }, (req, res) => {
   if (req.method === 'GET' && req.url === '/health') return void res.end('ok')
   readAll(req, (body) =>

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http'
 import type { ReplicaStatus } from '../../../shared/api/health'
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
 import { GatewayError } from '../../errors'
@@ -12,7 +11,7 @@ import { rejectsStreamOptions } from './stream-options'
 import { lacksPath, upstreamBrokeOff, upstreamFailed, upstreamLacks, upstreamUnavailable, upstreamWentSilent } from './upstream-errors'
 import { readWholeReply } from './whole-reply'
 import type { UpstreamForm } from './upstream-form'
-import { errorDetail, noAnswer, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
+import { errorDetail, noAnswer, postToReplica, readBody, UpstreamConnectError, type UpstreamReply } from './upstream-http'
 import { outgoingBytes, type SplicedJson } from '../../http/json-splice'
 import { errorText } from '../../../shared/narrow'
 
@@ -32,7 +31,7 @@ const AFTER_DONE_GRACE_MS = 1000
 
 
 /** Whether a reply is a JSON body rather than an event stream (what some servers send when asked for a stream). */
-function isJson(res: IncomingMessage): boolean {
+function isJson(res: UpstreamReply): boolean {
   return /^application\/(?:[\w.+-]+\+)?json\b/i.test(res.headers['content-type'] ?? '')
 }
 
@@ -89,7 +88,7 @@ export class UpstreamBackend implements ModelBackend {
    * server turns out to lack (404/405) is remembered and the next form tried; when none is left,
    * the endpoint is not supported there (501).
    */
-  private async send(replica: Replica, input: GenerationInput): Promise<{ res: IncomingMessage; form: UpstreamForm }> {
+  private async send(replica: Replica, input: GenerationInput): Promise<{ res: UpstreamReply; form: UpstreamForm }> {
     for (const form of input.request.forms) {
       if (replica.missingPaths.has(form.path)) continue
       const res = await this.sendForm(replica, form, input)
@@ -100,7 +99,7 @@ export class UpstreamBackend implements ModelBackend {
   }
 
   /** Undefined: the server lacks this form's path. */
-  private async sendForm(replica: Replica, form: UpstreamForm, input: GenerationInput): Promise<IncomingMessage | undefined> {
+  private async sendForm(replica: Replica, form: UpstreamForm, input: GenerationInput): Promise<UpstreamReply | undefined> {
     const { request } = input
     for (;;) {
       const askForUsage = replica.acceptsStreamOptions
@@ -125,7 +124,7 @@ export class UpstreamBackend implements ModelBackend {
     }
   }
 
-  private runner(res: IncomingMessage, form: UpstreamForm, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
+  private runner(res: UpstreamReply, form: UpstreamForm, replica: Replica, input: GenerationInput): StartedGeneration['run'] {
     // No max_tokens sent: nothing to ignore, so no cut.
     const cap = input.maxTokens === undefined ? Number.POSITIVE_INFINITY : 3 * input.maxTokens + 64
     // A server may answer a stream request with a JSON completion: it is streamed from the whole.
@@ -145,7 +144,7 @@ export class UpstreamBackend implements ModelBackend {
    * longer than the replica's idle timeout — is a failure mid-reply.
    */
   private streamed(
-    res: IncomingMessage,
+    res: UpstreamReply,
     form: UpstreamForm,
     replica: Replica,
     cap: number,
@@ -266,7 +265,7 @@ export class UpstreamBackend implements ModelBackend {
   }
 
   /** A JSON reply, read in full and mapped to events; none when the signal aborted meanwhile. */
-  private async wholeEvents(res: IncomingMessage, form: UpstreamForm, replica: Replica, cap: number, input: GenerationInput): Promise<GenerationEvent[]> {
+  private async wholeEvents(res: UpstreamReply, form: UpstreamForm, replica: Replica, cap: number, input: GenerationInput): Promise<GenerationEvent[]> {
     const { tokenizer } = this.options
     const { signal } = input
     const text = await readWholeReply(res, replica, signal)

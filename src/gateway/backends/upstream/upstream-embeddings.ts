@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http'
 import { base64ToFloat32 } from '../../../shared/api/embeddings'
 import { GatewayError } from '../../errors'
 import { countInSlices } from '../../tokens/count-in-slices'
@@ -7,7 +6,7 @@ import type { EmbeddingsJob, EmbeddingsResult } from '../model-backend'
 import type { Replica, ReplicaPool } from './replica-pool'
 import { lacksPath, upstreamFailed, upstreamUnavailable } from './upstream-errors'
 import { readWholeReply } from './whole-reply'
-import { errorDetail, noAnswer, postToReplica, readBody, UpstreamConnectError } from './upstream-http'
+import { errorDetail, noAnswer, postToReplica, readBody, UpstreamConnectError, type UpstreamReply } from './upstream-http'
 
 export const EMBEDDINGS_PATH = '/embeddings'
 
@@ -34,7 +33,7 @@ export async function forwardEmbeddings(pool: ReplicaPool, modelId: string, toke
       continue
     }
     tried.push(replica.id)
-    let res: IncomingMessage
+    let res: UpstreamReply
     try {
       res = await send(replica, modelId, job)
     } catch (error) {
@@ -81,7 +80,7 @@ export function lacksEmbeddings(status: number, body: string, detail: string): b
   return status >= 400 && status < 500 && /\bnot\s+support\w*\b.*\bembedding|\bembeddings?\b.*\bnot\s+(?:be\s+)?support/i.test(detail)
 }
 
-function send(replica: Replica, modelId: string, job: EmbeddingsJob): Promise<IncomingMessage> {
+function send(replica: Replica, modelId: string, job: EmbeddingsJob): Promise<UpstreamReply> {
   const { request } = job
   const text = JSON.stringify({
     ...request.extraFields,
@@ -106,7 +105,7 @@ interface UpstreamEmbedding {
 }
 
 /** The reply's vectors in input order, and its usage (the server's, else the gateway's count). */
-async function readVectors(res: IncomingMessage, replica: Replica, job: EmbeddingsJob, tokenizer: Tokenizer): Promise<Omit<EmbeddingsResult, 'upstream'>> {
+async function readVectors(res: UpstreamReply, replica: Replica, job: EmbeddingsJob, tokenizer: Tokenizer): Promise<Omit<EmbeddingsResult, 'upstream'>> {
   const text = await readWholeReply(res, replica, job.signal)
   if (text === undefined) return { vectors: [], promptTokens: 0, usageSource: 'estimate' }
   job.observer?.receivedBody(text)

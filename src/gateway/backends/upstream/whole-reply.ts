@@ -1,10 +1,9 @@
 import { errorText } from '../../../shared/narrow'
 import { errnoCode } from '../../errno-code'
-import type { IncomingMessage } from 'node:http'
 import type { StopSignal } from '../../generation/stop-signal'
 import type { Replica } from './replica-pool'
 import { upstreamBrokeOff, upstreamWentSilent } from './upstream-errors'
-import { readBody } from './upstream-http'
+import { readBody, type UpstreamReply } from './upstream-http'
 
 /** The most of a model server's JSON reply that is read; the rest is cut and the connection closed. */
 export const JSON_REPLY_LIMIT = 64 * 1024 * 1024
@@ -14,7 +13,7 @@ export const JSON_REPLY_LIMIT = 64 * 1024 * 1024
  * server is hung up on at once). A body that stops coming for the replica's idle timeout is hung
  * up on like a silent stream; a broken connection is `upstream_error`.
  */
-export async function readWholeReply(res: IncomingMessage, replica: Replica, signal: StopSignal): Promise<string | undefined> {
+export async function readWholeReply(res: UpstreamReply, replica: Replica, signal: StopSignal): Promise<string | undefined> {
   const unsubscribe = signal.onAbort(() => res.destroy())
   let idledOut = false
   const idle = setTimeout(() => {

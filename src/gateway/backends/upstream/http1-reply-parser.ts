@@ -1,0 +1,284 @@
+import type { IncomingHttpHeaders } from 'node:http'
+
+/** A reply's status line and header fields, as Node's client would present them. */
+export interface ReplyHead {
+  statusCode: number
+  statusMessage: string
+  /** Names and values in the order sent, names as written: what capture records. */
+  rawHeaders: string[]
+  /** Lower-cased names; repeated fields joined with `, `, except `set-cookie` (a list). */
+  headers: IncomingHttpHeaders
+}
+
+export interface ReplyParserEvents {
+  head(head: ReplyHead): void
+  body(bytes: Buffer): void
+  /** The reply is complete; `reusable`: its connection may carry another request. */
+  end(reusable: boolean): void
+  /** `cutShort`: the connection closed before the reply's end; else the bytes were not HTTP/1.x. */
+  error(message: string, cutShort: boolean): void
+}
+
+/** The most a reply's head may take; a server that sends more is not a model server. */
+const MAX_HEAD_BYTES = 64 * 1024
+/** A chunk-size line (hex digits and extensions) longer than this is not HTTP. */
+const MAX_CHUNK_LINE_BYTES = 1024
+const CRLF = 0x0a
+
+type State = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-data-crlf' | 'trailers' | 'until-close' | 'done' | 'failed'
+
+/**
+ * An HTTP/1.1 reply read incrementally from a connection's bytes: the head (interim 1xx replies
+ * skipped), then the body as it is framed — `Transfer-Encoding: chunked` (decoded), a
+ * `Content-Length`, or everything until the server closes the connection. Body bytes are handed
+ * on as views of the socket's buffers, never copied.
+ *
+ * A connection is reusable after the reply when the reply was framed (not close-delimited), the
+ * server did not say `Connection: close` (or, for HTTP/1.0, did say `keep-alive`), and nothing
+ * came after the reply's end.
+ */
+export class Http1ReplyParser {
+  private state: State = 'head'
+  /** Bytes of a head, a chunk-size line or trailers not yet complete. */
+  private pending: Buffer | undefined
+  private remaining = 0
+  private keepAlive = true
+  /** Whether any byte of a reply came: a connection closed before one never answered. */
+  private sawBytes = false
+
+  constructor(
+    private readonly events: ReplyParserEvents,
+    private readonly expectsBody: boolean,
+  ) {}
+
+  get started(): boolean {
+    return this.sawBytes
+  }
+
+  get finished(): boolean {
+    return this.state === 'done' || this.state === 'failed'
+  }
+
+  push(chunk: Buffer): void {
+    if (chunk.length > 0) this.sawBytes = true
+    let at = 0
+    while (at < chunk.length) {
+      switch (this.state) {
+        case 'head':
+          at = this.readHead(chunk, at)
+          break
+        case 'length':
+          at = this.readCounted(chunk, at)
+          if (this.remaining === 0) this.finish(at === chunk.length)
+          break
+        case 'chunk-size':
+          at = this.readChunkSize(chunk, at)
+          break
+        case 'chunk-data':
+          at = this.readCounted(chunk, at)
+          if (this.remaining === 0) {
+            this.state = 'chunk-data-crlf'
+            this.remaining = 2
+          }
+          break
+        case 'chunk-data-crlf': {
+          // The CRLF after a chunk's data, which may itself be split between reads.
+          const expected = this.remaining === 2 ? 0x0d : CRLF
+          if (chunk[at] !== expected) return this.fail('a chunk did not end with CRLF')
+          at++
+          if (--this.remaining === 0) this.state = 'chunk-size'
+          break
+        }
+        case 'trailers':
+          at = this.readTrailers(chunk, at)
+          break
+        case 'until-close':
+          this.events.body(at === 0 ? chunk : chunk.subarray(at))
+          at = chunk.length
+          break
+        case 'done':
+          // Bytes after a complete reply: the connection is out of step, and closed.
+          this.keepAlive = false
+          return
+        case 'failed':
+          return
+      }
+    }
+  }
+
+  /** The server closed the connection: the end of a close-delimited body, else a reply cut short. */
+  closed(): void {
+    if (this.state === 'until-close') return this.finish(false)
+    if (this.finished) return
+    this.fail(this.sawBytes ? 'the connection closed before the reply ended' : 'the connection closed before any reply', true)
+  }
+
+  /** Up to `remaining` body bytes (of a Content-Length, or of one chunk), handed on as a view. */
+  private readCounted(chunk: Buffer, from: number): number {
+    const take = Math.min(this.remaining, chunk.length - from)
+    this.remaining -= take
+    this.events.body(from === 0 && take === chunk.length ? chunk : chunk.subarray(from, from + take))
+    return from + take
+  }
+
+  private readHead(chunk: Buffer, from: number): number {
+    const bytes = this.joinPending(chunk, from)
+    const end = bytes.indexOf('\r\n\r\n', 0, 'latin1')
+    if (end === -1) {
+      if (bytes.length > MAX_HEAD_BYTES) this.fail('its reply head was too large')
+      else this.pending = bytes
+      return chunk.length
+    }
+    // `bytes` is what was pending, then `chunk` from `from`: where in `chunk` the head ended.
+    const pendingLength = bytes.length - (chunk.length - from)
+    this.pending = undefined
+    const next = from + end + 4 - pendingLength
+    const head = parseHead(bytes.toString('latin1', 0, end))
+    if (typeof head === 'string') {
+      this.fail(head)
+      return chunk.length
+    }
+    if (head.statusCode >= 100 && head.statusCode < 200) {
+      // An interim reply (100 Continue, 103 Early Hints): the real one follows.
+      if (head.statusCode === 101) this.fail('it switched protocols')
+      return next
+    }
+    this.startBody(head, next === chunk.length)
+    return next
+  }
+
+  /** `nothingAfter`: the head ended its read, so a reply without a body ends with nothing after it. */
+  private startBody(head: ReplyHead & { version: string }, nothingAfter: boolean): void {
+    const connection = headerTokens(head.headers.connection)
+    this.keepAlive = head.version === '1.0' ? connection.includes('keep-alive') : !connection.includes('close')
+    const transferEncoding = headerTokens(head.headers['transfer-encoding'])
+    const contentLength = head.headers['content-length']
+    const { version: _version, ...rest } = head
+    this.events.head(rest)
+    if (this.state !== 'head') return // the head's handler gave up on the reply
+    if (!this.expectsBody || head.statusCode === 204 || head.statusCode === 304) return this.finish(nothingAfter)
+    if (transferEncoding.length > 0) {
+      if (transferEncoding[transferEncoding.length - 1] !== 'chunked') {
+        this.keepAlive = false
+        this.state = 'until-close'
+        return
+      }
+      // Both framings sent: chunked wins, and the connection is not trusted with another request.
+      if (contentLength !== undefined) this.keepAlive = false
+      this.state = 'chunk-size'
+      return
+    }
+    if (contentLength !== undefined) {
+      if (!/^\d{1,15}$/.test(contentLength)) return this.fail(`its Content-Length was not a length (${contentLength.slice(0, 40)})`)
+      this.remaining = Number(contentLength)
+      if (this.remaining === 0) return this.finish(nothingAfter)
+      this.state = 'length'
+      return
+    }
+    this.keepAlive = false
+    this.state = 'until-close'
+  }
+
+  private readChunkSize(chunk: Buffer, from: number): number {
+    const lineEnd = chunk.indexOf(CRLF, from)
+    if (lineEnd === -1) {
+      this.pending = this.joinPending(chunk, from)
+      if (this.pending.length > MAX_CHUNK_LINE_BYTES) this.fail('a chunk-size line was too long')
+      return chunk.length
+    }
+    const line = this.joinPending(chunk.subarray(0, lineEnd + 1), from).toString('latin1').replace(/\r?\n$/, '')
+    this.pending = undefined
+    const digits = line.split(';', 1)[0]!.trim()
+    if (!/^[0-9a-fA-F]{1,13}$/.test(digits)) {
+      this.fail('a chunk size was not hexadecimal')
+      return chunk.length
+    }
+    const size = Number.parseInt(digits, 16)
+    if (size === 0) this.state = 'trailers'
+    else {
+      this.remaining = size
+      this.state = 'chunk-data'
+    }
+    return lineEnd + 1
+  }
+
+  /** Trailer fields after the last chunk, read and dropped, up to the empty line. */
+  private readTrailers(chunk: Buffer, from: number): number {
+    let at = from
+    while (at < chunk.length) {
+      const lineEnd = chunk.indexOf(CRLF, at)
+      if (lineEnd === -1) {
+        this.pending = this.joinPending(chunk, at)
+        if (this.pending.length > MAX_HEAD_BYTES) this.fail('its trailers were too large')
+        return chunk.length
+      }
+      const line = this.joinPending(chunk.subarray(0, lineEnd + 1), at)
+      this.pending = undefined
+      at = lineEnd + 1
+      if (line.length <= 2 && (line.length === 1 || line[0] === 0x0d)) {
+        this.finish(at === chunk.length)
+        return at
+      }
+    }
+    return at
+  }
+
+  /** `pending` and then `chunk` from `from`: `chunk` itself (or a view) when nothing was pending. */
+  private joinPending(chunk: Buffer, from: number): Buffer {
+    const rest = from === 0 ? chunk : chunk.subarray(from)
+    if (this.pending === undefined) return rest
+    return Buffer.concat([this.pending, rest])
+  }
+
+  private finish(nothingAfter: boolean): void {
+    if (this.finished) return
+    this.state = 'done'
+    this.events.end(this.keepAlive && nothingAfter)
+  }
+
+  private fail(message: string, cutShort = false): void {
+    if (this.finished) return
+    this.state = 'failed'
+    this.keepAlive = false
+    this.events.error(message, cutShort)
+  }
+}
+
+function headerTokens(value: string | string[] | undefined): string[] {
+  if (value === undefined) return []
+  return (Array.isArray(value) ? value.join(',') : value)
+    .split(',')
+    .map((token) => token.trim().toLowerCase())
+    .filter((token) => token !== '')
+}
+
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/
+const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/** The head's text (status line and fields, without the blank line), or why it is not HTTP/1.x. */
+function parseHead(text: string): (ReplyHead & { version: string }) | string {
+  const lines = text.split('\r\n')
+  const status = STATUS_LINE.exec(lines[0]!)
+  if (status === null) return `its reply did not start with an HTTP/1.x status line (${lines[0]!.slice(0, 60)})`
+  const rawHeaders: string[] = []
+  const headers: IncomingHttpHeaders = {}
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!
+    const colon = line.indexOf(':')
+    const name = colon > 0 ? line.slice(0, colon) : ''
+    if (!FIELD_NAME.test(name)) return `its reply had a malformed header line (${line.slice(0, 60)})`
+    const value = line.slice(colon + 1).trim()
+    rawHeaders.push(name, value)
+    const key = name.toLowerCase()
+    const had = headers[key]
+    if (key === 'set-cookie') headers[key] = [...((had as string[] | undefined) ?? []), value]
+    else if (had === undefined) headers[key] = value
+    else if (key === 'content-length') {
+      if (had !== value) return 'its reply had two different Content-Lengths'
+    } else if (!SINGLE_VALUED.has(key)) headers[key] = `${had as string}, ${value}`
+  }
+  return { version: `1.${status[1]!}`, statusCode: Number(status[2]), statusMessage: status[3] ?? '', rawHeaders, headers }
+}
+
+/** Fields of which a repeat is dropped (the first stands), as Node's client treats them. */
+const SINGLE_VALUED = new Set(['content-type', 'content-length', 'user-agent', 'referer', 'host', 'authorization', 'proxy-authorization', 'if-modified-since', 'if-unmodified-since', 'from', 'location', 'max-forwards', 'retry-after', 'etag', 'last-modified', 'server', 'age', 'expires'])

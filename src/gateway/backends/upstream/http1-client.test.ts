@@ -5,7 +5,7 @@ import { StopController } from '../../generation/stop-signal'
 import { ByteChunks } from '../../http/json-chunks'
 import { readStream } from '../../http/read-stream'
 import { ReplicaPool } from './replica-pool'
-import { postToReplica, UpstreamConnectError, type UpstreamReply } from './upstream-http'
+import { postToReplica, readBody, UpstreamConnectError, type UpstreamReply } from './upstream-http'
 
 // The gateway's own HTTP/1.1 client for plain-HTTP model servers, against real servers: Node's
 // (what the fake model servers and many proxies are) and raw sockets writing the framings Node's
@@ -98,6 +98,30 @@ describe("the gateway's HTTP/1.1 client", () => {
       authorization: 'Bearer sk-upstream',
       accept: 'application/json',
     })
+  })
+
+  it('reads a whole reply that came in many pieces in full, also once a data listener is on', async () => {
+    const pieces = Array.from({ length: 50 }, (_, i) => `"${i}",`)
+    const { url } = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n')
+      for (const piece of ['[', ...pieces, '0]']) socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`)
+      socket.write('0\r\n\r\n')
+    })
+    const replica = replicaOf(url)
+    const res = await post(replica)
+    // Turns of the event loop until the last piece is in (the reply is buffered, not read, meanwhile).
+    while (!res.complete) await new Promise((resolve) => setImmediate(resolve))
+    const pieceEvents: number[] = []
+    res.on('data', (bytes: Buffer) => pieceEvents.push(bytes.length))
+    const whole = await readBody(res, 1 << 20)
+    expect(whole).toBe(['[', ...pieces, '0]'].join(''))
+    expect(JSON.parse(whole)).toHaveLength(51)
+    // Taken in one piece, which the data listener saw once.
+    expect(pieceEvents).toEqual([Buffer.byteLength(whole)])
+    // Past the limit, it is streamed to the limit instead, and the reply cut there.
+    const again = await post(replica)
+    while (!again.complete) await new Promise((resolve) => setImmediate(resolve))
+    expect((await readBody(again, 10)).length).toBeLessThanOrEqual(10)
   })
 
   it('reads a large streamed reply whole while its reader falls behind, without losing or reordering bytes', async () => {

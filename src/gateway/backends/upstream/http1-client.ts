@@ -53,6 +53,16 @@ export class Http1Reply extends Readable {
     this.rawHeaders = head.rawHeaders
   }
 
+  /**
+   * The whole body, taken at once when it is all in and not yet read (a JSON reply usually comes
+   * in one read): undefined when it is not, or is larger than `limit`, and it must be streamed.
+   */
+  takeWhole(limit: number): Buffer | undefined {
+    if (!this.complete || this.destroyed || this.readableLength > limit || this.readableDidRead) return undefined
+    // The length asked for, explicitly: a flowing stream's read() gives only its first buffered piece.
+    return this.readableLength === 0 ? Buffer.alloc(0) : (this.read(this.readableLength) as Buffer)
+  }
+
   /** The body is all in: the connection is no longer this reply's. */
   detach(): void {
     this.exchange = undefined

@@ -1,5 +1,5 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http'
-import { requestHead, sendHttp1, type Http1Reply, type Http1Target, type SentCallbacks, type SentRequest } from './http1-client'
+import { Http1Reply, requestHead, sendHttp1, type Http1Target, type SentCallbacks, type SentRequest } from './http1-client'
 import type { Socket } from 'node:net'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { urlToHttpOptions } from 'node:url'
@@ -242,6 +242,8 @@ function targetOf(replica: Replica, path: string): Target {
 
 /** Read a response body in full, up to `limit` bytes (the rest is cut: the connection is closed). */
 export async function readBody(res: UpstreamReply, limit: number): Promise<string> {
+  const whole = res instanceof Http1Reply ? res.takeWhole(limit) : undefined
+  if (whole !== undefined) return whole.toString('utf8')
   const { bytes, overflowed } = await readStream(res, limit)
   if (overflowed) {
     res.on('error', () => undefined) // destroying it may report an error nobody waits for

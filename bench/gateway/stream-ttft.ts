@@ -1,0 +1,80 @@
+// Streams one at a time (c=1): the time to the first content delta and the gap between deltas that
+// Mortar adds, against the bare proxy, in alternating rounds — the issue's streaming goals (added
+// TTFT ≤ 1 ms, added inter-chunk p99 ≤ 1 ms) at the main table's request or a sweep prompt.
+//
+//   npx tsx bench/gateway/stream-ttft.ts [--deltas 8] [--interval-ms 5] [--seconds 4] [--rounds 5]
+//                                        [--cells "stable 128 KB"] [--baseline OTHER/out/main/cli.js]
+//
+// The fake model server sends `deltas` content deltas `interval-ms` apart (the first at once), so a
+// stream is short and many fit in a round. Each round runs every contender for `seconds`, in
+// alternating order; the figures are medians of the rounds' p50 (TTFT) and p99 (inter-chunk).
+// Needs `npm run build` first.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { direct, startBare, startMortar, startUpstream } from './contenders'
+import { ensureMortarBuild, runLoad, stopProcess } from './lib'
+import { cellName, SWEEP_CELLS } from './sweep'
+import type { Contender, Prompt, StreamResult } from './types'
+
+const { values: opts } = parseArgs({
+  options: {
+    deltas: { type: 'string', default: '8' },
+    'interval-ms': { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '5' },
+    cells: { type: 'string' },
+    baseline: { type: 'string' },
+  },
+})
+const deltas = Number(opts.deltas)
+const intervalMs = Number(opts['interval-ms'])
+const wanted = opts.cells?.split(',').map((name) => name.trim())
+const cells: { name: string; prompt: Prompt | undefined }[] =
+  wanted === undefined
+    ? [{ name: 'default', prompt: undefined }]
+    : SWEEP_CELLS.filter((cell) => wanted.includes(cellName(cell))).map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
+if (cells.length === 0) throw new Error(`--cells: none of ${opts.cells}; the cells are ${SWEEP_CELLS.map(cellName).join(', ')}`)
+
+ensureMortarBuild()
+const logDir = mkdtempSync(join(tmpdir(), 'mortar-stream-ttft-'))
+console.log(`logs: ${logDir}`)
+const upstream = await startUpstream({ logDir, deltas, intervalMs })
+const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir }) }
+if (opts.baseline !== undefined) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
+const ids = Object.keys(contenders)
+const median = (values: number[]): number => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
+let first = 0
+try {
+  // Warm-up: JIT and connection pools, with JSON requests and a few streams.
+  for (const id of ids) {
+    const c = contenders[id]!
+    await runLoad({ kind: 'json-seq', url: c.url, headers: c.headers, concurrency: 2, warmup: 0, count: 1000, first: (first += 1_000_000) })
+    await runLoad({ kind: 'stream', url: c.url, headers: c.headers, concurrency: 1, durationMs: 1000, rampMs: 0, deltas, intervalMs, first: (first += 1_000_000) })
+  }
+  for (const cell of cells) {
+    const rows: Record<string, StreamResult[]> = Object.fromEntries(ids.map((id) => [id, []]))
+    for (let round = 0; round < Number(opts.rounds); round++) {
+      for (const id of round % 2 === 0 ? ids : [...ids].reverse()) {
+        const c = contenders[id]!
+        const durationMs = Number(opts.seconds) * 1000
+        rows[id]!.push(await runLoad({ kind: 'stream', url: c.url, headers: c.headers, prompt: cell.prompt, concurrency: 1, durationMs, rampMs: 0, deltas, intervalMs, first: (first += 1_000_000) }))
+      }
+    }
+    const ttft = (id: string) => median(rows[id]!.map((r) => r.ttft.p50))
+    const gap = (id: string) => median(rows[id]!.map((r) => r.interChunk.p99))
+    console.log(`${cell.name}: ${deltas} deltas ${intervalMs} ms apart, c=1, median of ${opts.rounds} rounds (ms)`)
+    for (const id of ids) {
+      const lost = rows[id]!.reduce((sum, r) => sum + r.lostStreams, 0)
+      const ok = rows[id]!.reduce((sum, r) => sum + r.streamsOk, 0)
+      console.log(
+        `  ${id.padEnd(16)} TTFT p50 ${ttft(id).toFixed(3)} (added ${(ttft(id) - ttft('direct')).toFixed(3)}), inter-chunk p99 ${gap(id).toFixed(3)} (added ${(gap(id) - gap('direct')).toFixed(3)}); streams ok ${ok}, lost ${lost}`,
+      )
+    }
+  }
+} finally {
+  // `direct` is the fake server itself, stopped last.
+  for (const [id, c] of Object.entries(contenders)) if (id !== 'direct') await stopProcess(c.proc)
+  await stopProcess(upstream.proc)
+}

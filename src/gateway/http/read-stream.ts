@@ -11,6 +11,8 @@ import type { Readable } from 'node:stream'
  */
 export function readStream(stream: Readable, limit: number): Promise<{ bytes: Buffer; overflowed: boolean }> {
   return new Promise((resolve, reject) => {
+    // Destroyed before it was read (its connection broke): no event will come.
+    if (stream.destroyed) return reject(stream.errored ?? Object.assign(new Error('the connection closed before the body ended'), { code: 'ECONNRESET' }))
     const chunks: Buffer[] = []
     let size = 0
     const settle = (outcome: () => void) => {

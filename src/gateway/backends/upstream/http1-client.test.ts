@@ -1,32 +1,18 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http'
-import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http'
+import { createServer as createTcpServer, type Socket } from 'node:net'
+import { describe, expect, it } from 'vitest'
 import { StopController } from '../../generation/stop-signal'
 import { ByteChunks } from '../../http/json-chunks'
 import { readStream } from '../../http/read-stream'
-import { ReplicaPool } from './replica-pool'
+import { closeLast, listen, replicaAt } from './http1-test-servers'
 import { postToReplica, readBody, UpstreamConnectError, type UpstreamReply } from './upstream-http'
 
 // The gateway's own HTTP/1.1 client for plain-HTTP model servers, against real servers: Node's
 // (what the fake model servers and many proxies are) and raw sockets writing the framings Node's
 // server never writes (close-delimited bodies, interim replies, a reset mid-body).
 
-const servers: Array<HttpServer | TcpServer> = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    if ('closeAllConnections' in server) server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  }
-})
-
-async function listen<S extends HttpServer | TcpServer>(server: S): Promise<string> {
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
-}
-
 function replicaOf(url: string, apiKey?: string) {
-  return new ReplicaPool([{ id: 'r', baseUrl: new URL(url), apiKey, model: undefined, timeoutMs: 5_000, idleTimeoutMs: 5_000 }], 1_000).replicas[0]!
+  return replicaAt(url, apiKey === undefined ? {} : { apiKey })
 }
 
 const post = (replica: ReturnType<typeof replicaOf>, body: Buffer | ByteChunks = Buffer.from('{}'), signal = new StopController<'client'>()) =>
@@ -148,6 +134,25 @@ describe("the gateway's HTTP/1.1 client", () => {
     expect(seen.join('')).toBe(pieces.join(''))
   })
 
+  it("keeps a connection no longer than the server's Keep-Alive timeout says, less a second", async () => {
+    let connections = 0
+    const server = createHttpServer((req, res) => {
+      req.resume()
+      req.on('end', () => res.end('{}'))
+    })
+    server.on('connection', () => connections++)
+    const replica = replicaOf(await listen(server))
+    // Node's server says `Keep-Alive: timeout=1` for this: a connection it may close within a
+    // second is not worth keeping.
+    server.keepAliveTimeout = 1_000
+    for (let n = 0; n < 3; n++) await text(await post(replica))
+    expect(connections).toBe(3)
+    // Five seconds: kept (the pool's own limit, 4 s, is the shorter).
+    server.keepAliveTimeout = 5_000
+    for (let n = 0; n < 3; n++) await text(await post(replica))
+    expect(connections).toBe(4)
+  })
+
   it('reads a body delimited by the close of the connection, and opens a new one for the next request', async () => {
     const { url, connections } = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"closed":true}'))
     const replica = replicaOf(url)
@@ -196,7 +201,7 @@ describe("the gateway's HTTP/1.1 client", () => {
     const { url } = await rawServer(() => undefined) // takes the request and never answers
     const free = await listen(createTcpServer())
     const port = new URL(free).port
-    await new Promise((resolve) => servers.pop()!.close(resolve))
+    await closeLast()
     await expect(post(replicaOf(`http://127.0.0.1:${port}/v1`))).rejects.toMatchObject({ kind: 'unreachable', message: 'ECONNREFUSED' })
     const stop = new StopController<'client'>()
     const pending = post(replicaOf(url), Buffer.from('{}'), stop)

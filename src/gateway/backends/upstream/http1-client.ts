@@ -22,6 +22,20 @@ export interface SentRequest {
   readonly reusedSocket: boolean
 }
 
+/** An error before or during a reply; `replyStarted`: some of the reply had come (the server had the request). */
+export interface ReplyError extends NodeJS.ErrnoException {
+  replyStarted?: boolean
+}
+
+/**
+ * How long a connection may idle after a reply: the pool's limit, or less when the server's
+ * `Keep-Alive: timeout=N` says it closes them sooner (a second before it does, as Node's agent).
+ */
+function idleLimit(keepAlive: string | string[] | undefined, poolIdleMs: number): number {
+  const hint = typeof keepAlive === 'string' ? /(?:^|[,\s])timeout=(\d+)/i.exec(keepAlive)?.[1] : undefined
+  return hint === undefined ? poolIdleMs : Math.min(poolIdleMs, Number(hint) * 1000 - 1000)
+}
+
 export interface SentCallbacks<Reply> {
   response(reply: Reply): void
   /** Anything before the reply's head: no answer. `code` names a network error (ECONNRESET…). */
@@ -88,6 +102,8 @@ export class Http1Reply extends Readable {
  */
 class Origin {
   private readonly idle: Connection[] = []
+  /** Idle connections beyond this many are closed rather than kept, as Node's agent keeps 256. */
+  static readonly MAX_IDLE = 256
 
   constructor(
     readonly target: Pick<Http1Target, 'hostname' | 'port'>,
@@ -106,8 +122,11 @@ class Origin {
     return new Connection(connect({ host: this.target.hostname, port: this.target.port, noDelay: true, keepAlive: true, keepAliveInitialDelay: 1000 }), this)
   }
 
-  park(connection: Connection): void {
+  /** Whether the connection was kept (false: the pool is full). */
+  park(connection: Connection): boolean {
+    if (this.idle.length >= Origin.MAX_IDLE) return false
     this.idle.push(connection)
+    return true
   }
 
   forget(connection: Connection): void {
@@ -145,6 +164,10 @@ class Connection {
     })
   }
 
+  get idleMs(): number {
+    return this.origin.idleMs
+  }
+
   usable(): boolean {
     return !this.socket.destroyed && this.socket.writable && !this.socket.readableEnded
   }
@@ -157,15 +180,17 @@ class Connection {
     }
   }
 
-  /** The reply ended: the connection goes back to the pool, or is closed. */
-  release(reusable: boolean): void {
+  /**
+   * The reply ended: the connection goes back to the pool, or is closed. `idleMs`: how long it may
+   * idle, the pool's limit or less when the server said it keeps connections for less.
+   */
+  release(reusable: boolean, idleMs: number): void {
     this.exchange = undefined
     this.used = true
-    if (!reusable || !this.usable()) return void this.socket.destroy()
+    if (!reusable || idleMs <= 0 || !this.usable() || !this.origin.park(this)) return void this.socket.destroy()
     this.socket.resume()
-    this.socket.setTimeout(this.origin.idleMs)
+    this.socket.setTimeout(idleMs)
     this.socket.unref()
-    this.origin.park(this)
   }
 }
 
@@ -192,14 +217,14 @@ class Exchange implements SentRequest {
         end: (reusable) => {
           const reply = this.reply
           this.done = true
-          this.connection.release(reusable)
+          this.connection.release(reusable, idleLimit(reply?.headers['keep-alive'], this.connection.idleMs))
           if (reply === undefined) return
           reply.complete = true
           reply.detach()
           reply.push(null)
         },
-        // A reply cut short is ECONNRESET, as Node names it: before any byte of it, it is what a
-        // stale kept-alive connection does, and is retried.
+        // A reply cut short is ECONNRESET, as Node names it; before any byte of it, it is what a
+        // stale kept-alive connection does (`replyStarted` unset: the retry's condition).
         error: (message, cutShort) => this.fail(Object.assign(new Error(message), { code: cutShort ? 'ECONNRESET' : 'HPE_INVALID' })),
       },
       true,
@@ -239,8 +264,12 @@ class Exchange implements SentRequest {
     this.done = true
     this.connection.exchange = undefined
     this.connection.socket.destroy()
-    if (this.reply === undefined) return this.callbacks.error(error)
-    this.reply.destroy(error)
+    if (this.parser.started) (error as ReplyError).replyStarted = true
+    const { reply } = this
+    if (reply === undefined) return this.callbacks.error(error)
+    // On a later turn, as Node's client does: a reply that fails in the read that brought its head
+    // has just been handed over, and its reader must get to listen before it is destroyed.
+    setImmediate(() => reply.destroy(error))
   }
 }
 
@@ -253,14 +282,17 @@ function originOf(target: Http1Target, idleMs: number): Origin {
   return origin
 }
 
-const UNSAFE_HEADER_TEXT = /[\r\n\0]/
+/** What a field value may hold, written as latin1 (as Node checks it): no line breaks, no controls but tab. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
-/** The request's head: its line, Host, the fields given (values checked: no line breaks), keep-alive. */
+/** The request's head: its line, Host, the fields given (names and values checked), keep-alive. */
 export function requestHead(method: string, target: Http1Target, headers: Record<string, string>): string {
   let head = `${method} ${target.path} HTTP/1.1\r\nHost: ${target.host}\r\n`
   for (const name in headers) {
     const value = headers[name]!
-    if (UNSAFE_HEADER_TEXT.test(value) || UNSAFE_HEADER_TEXT.test(name)) throw new TypeError(`Invalid character in header content ["${name}"]`)
+    if (!FIELD_NAME.test(name)) throw new TypeError(`Header name must be a valid HTTP token ["${name}"]`)
+    if (!FIELD_VALUE.test(value)) throw new TypeError(`Invalid character in header content ["${name}"]`)
     head += `${name}: ${value}\r\n`
   }
   return head + 'Connection: keep-alive\r\n\r\n'

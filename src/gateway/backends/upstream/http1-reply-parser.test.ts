@@ -96,6 +96,13 @@ describe('Http1ReplyParser', () => {
     expect(parse([CHUNKED.slice(0, CHUNKED.indexOf('0\r\n'))], { close: true }).error).toMatch(/before the reply ended/)
   })
 
+  it('takes a head whose lines end with a bare LF, and skips empty lines before the status line', () => {
+    for (const pieces of everySplit('\r\nHTTP/1.1 200 OK\nContent-Length: 2\n\nok')) {
+      expect(parse(pieces)).toMatchObject({ head: { statusCode: 200, rawHeaders: ['Content-Length', '2'] }, body: 'ok', end: { reusable: true } })
+    }
+    expect(parse(['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\nok\n0\n\n'])).toMatchObject({ body: 'ok', end: { reusable: true } })
+  })
+
   it('turns away what is not HTTP/1.x framing', () => {
     expect(parse(['SSH-2.0-OpenSSH\r\n\r\n']).error).toMatch(/status line/)
     expect(parse(['HTTP/1.1 200 OK\r\nbad header\r\n\r\n']).error).toMatch(/malformed header/)

@@ -82,7 +82,8 @@ export class Http1ReplyParser {
           }
           break
         case 'chunk-data-crlf': {
-          // The CRLF after a chunk's data, which may itself be split between reads.
+          // The CRLF after a chunk's data (or a bare LF), which may itself be split between reads.
+          if (this.remaining === 2 && chunk[at] === CRLF) this.remaining = 1
           const expected = this.remaining === 2 ? 0x0d : CRLF
           if (chunk[at] !== expected) return this.fail('a chunk did not end with CRLF')
           at++
@@ -122,8 +123,11 @@ export class Http1ReplyParser {
   }
 
   private readHead(chunk: Buffer, from: number): number {
+    // Empty lines before a status line are skipped, as Node's parser does.
+    if (this.pending === undefined) while (from < chunk.length && (chunk[from] === 0x0d || chunk[from] === CRLF)) from++
+    if (from === chunk.length) return from
     const bytes = this.joinPending(chunk, from)
-    const end = bytes.indexOf('\r\n\r\n', 0, 'latin1')
+    const [end, afterHead] = headEnd(bytes)
     if (end === -1) {
       if (bytes.length > MAX_HEAD_BYTES) this.fail('its reply head was too large')
       else this.pending = bytes
@@ -132,7 +136,7 @@ export class Http1ReplyParser {
     // `bytes` is what was pending, then `chunk` from `from`: where in `chunk` the head ended.
     const pendingLength = bytes.length - (chunk.length - from)
     this.pending = undefined
-    const next = from + end + 4 - pendingLength
+    const next = from + afterHead - pendingLength
     const head = parseHead(bytes.toString('latin1', 0, end))
     if (typeof head === 'string') {
       this.fail(head)
@@ -169,7 +173,6 @@ export class Http1ReplyParser {
       return
     }
     if (contentLength !== undefined) {
-      if (!/^\d{1,15}$/.test(contentLength)) return this.fail(`its Content-Length was not a length (${contentLength.slice(0, 40)})`)
       this.remaining = Number(contentLength)
       if (this.remaining === 0) return this.finish(nothingAfter)
       this.state = 'length'
@@ -244,6 +247,20 @@ export class Http1ReplyParser {
   }
 }
 
+/**
+ * Where a head ends: the offset of its blank line and of the first byte after it, or -1. A line
+ * ends with CRLF or, from a lenient server, a bare LF.
+ */
+function headEnd(bytes: Buffer): [number, number] {
+  let at = bytes.indexOf(CRLF)
+  while (at !== -1) {
+    if (bytes[at + 1] === CRLF) return [at > 0 && bytes[at - 1] === 0x0d ? at - 1 : at, at + 2]
+    if (bytes[at + 1] === 0x0d && bytes[at + 2] === CRLF) return [at > 0 && bytes[at - 1] === 0x0d ? at - 1 : at, at + 3]
+    at = bytes.indexOf(CRLF, at + 1)
+  }
+  return [-1, -1]
+}
+
 function headerTokens(value: string | string[] | undefined): string[] {
   if (value === undefined) return []
   return (Array.isArray(value) ? value.join(',') : value)
@@ -257,7 +274,7 @@ const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
 /** The head's text (status line and fields, without the blank line), or why it is not HTTP/1.x. */
 function parseHead(text: string): (ReplyHead & { version: string }) | string {
-  const lines = text.split('\r\n')
+  const lines = text.split(/\r?\n/)
   const status = STATUS_LINE.exec(lines[0]!)
   if (status === null) return `its reply did not start with an HTTP/1.x status line (${lines[0]!.slice(0, 60)})`
   const rawHeaders: string[] = []
@@ -270,6 +287,8 @@ function parseHead(text: string): (ReplyHead & { version: string }) | string {
     const value = line.slice(colon + 1).trim()
     rawHeaders.push(name, value)
     const key = name.toLowerCase()
+    // Checked here, so that a reply that cannot be framed is a failure before any reply.
+    if (key === 'content-length' && !/^\d{1,15}$/.test(value)) return `its Content-Length was not a length (${value.slice(0, 40)})`
     const had = headers[key]
     if (key === 'set-cookie') headers[key] = [...((had as string[] | undefined) ?? []), value]
     else if (had === undefined) headers[key] = value

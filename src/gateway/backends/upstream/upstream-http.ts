@@ -1,5 +1,5 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http'
-import { Http1Reply, requestHead, sendHttp1, type Http1Target, type SentCallbacks, type SentRequest } from './http1-client'
+import { Http1Reply, requestHead, sendHttp1, type Http1Target, type ReplyError, type SentCallbacks, type SentRequest } from './http1-client'
 import type { Socket } from 'node:net'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { urlToHttpOptions } from 'node:url'
@@ -101,8 +101,8 @@ export function postToReplica(
 }
 
 /**
- * `pooled`: a kept-alive connection if one is free. `fresh`: a connection of its own, closed
- * after the response — for the retry after a stale pooled one, since the next pooled connection
+ * `pooled`: a kept-alive connection if one is free. `fresh`: a new connection (the gateway's own
+ * client pools it after the reply; Node's, for https, closes it) — for the retry after a stale pooled one, since the next pooled connection
  * may be just as stale (a server closes the connections idle past its keep-alive timeout all
  * alike, and a busy event loop may not have read their FINs yet).
  */
@@ -138,8 +138,8 @@ function attempt(
       error: (error) => {
         if (settled) return
         // A kept-alive socket the server had already closed: the request never reached it, so
-        // sending it once more, on a new connection, is safe.
-        if (connection === 'pooled' && req.reusedSocket && error.code === 'ECONNRESET') {
+        // sending it once more, on a new connection, is safe — unless any of a reply came.
+        if (connection === 'pooled' && req.reusedSocket && error.code === 'ECONNRESET' && (error as ReplyError).replyStarted !== true) {
           finish(() => resolve(attempt(replica, path, body, headers, signal, 'fresh')))
           return
         }

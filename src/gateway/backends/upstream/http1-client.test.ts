@@ -134,6 +134,21 @@ describe("the gateway's HTTP/1.1 client", () => {
     expect(seen.join('')).toBe(pieces.join(''))
   })
 
+  it("sends credentials written in the server's URL as Basic auth, unless a key is configured", async () => {
+    const seen: Array<string | undefined> = []
+    const server = createHttpServer((req, res) => {
+      seen.push(req.headers.authorization)
+      req.resume()
+      req.on('end', () => res.end('{}'))
+    })
+    const url = new URL(await listen(server))
+    url.username = 'proxy user'
+    url.password = 'p@ss'
+    await text(await post(replicaOf(url.href)))
+    await text(await post(replicaOf(url.href, 'sk-upstream')))
+    expect(seen).toEqual([`Basic ${Buffer.from('proxy user:p@ss').toString('base64')}`, 'Bearer sk-upstream'])
+  })
+
   it("keeps a connection no longer than the server's Keep-Alive timeout says, less a second", async () => {
     let connections = 0
     const server = createHttpServer((req, res) => {

@@ -13,6 +13,8 @@ export interface Http1Target {
   host: string
   /** The request target: path and query, as the URL encoded them. */
   path: string
+  /** `Basic …` for credentials written in the server's URL. */
+  basicAuth?: string
 }
 
 /** A request under way: destroyed on abort or timeout, which hangs up on the server. */

@@ -119,9 +119,11 @@ function attempt(
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new UpstreamConnectError('aborted', 'aborted before sending'))
     const target = targetOf(replica, path)
+    const basicAuth = target.http1?.basicAuth
     const fields = {
       'content-type': 'application/json',
       'content-length': String(body.length),
+      ...(basicAuth !== undefined ? { authorization: basicAuth } : {}),
       ...(replica.apiKey !== undefined ? { authorization: `Bearer ${replica.apiKey}` } : {}),
       ...headers,
     }
@@ -233,7 +235,16 @@ function targetOf(replica: Replica, path: string): Target {
     const url = new URL(replica.baseUrl.pathname.replace(/\/$/, '') + path, replica.baseUrl)
     const secure = url.protocol === 'https:'
     const options = { ...urlToHttpOptions(url), agent: secure ? httpsAgent : httpAgent }
-    const http1 = secure ? undefined : { hostname: options.hostname ?? 'localhost', port: Number(url.port || 80), host: url.host, path: `${url.pathname}${url.search}` }
+    const http1 = secure
+      ? undefined
+      : {
+          hostname: options.hostname ?? 'localhost',
+          port: Number(url.port || 80),
+          host: url.host,
+          path: `${url.pathname}${url.search}`,
+          // Credentials in the URL are sent as Basic auth (unless a key is), as Node's client sends them.
+          ...(options.auth !== undefined && options.auth !== null ? { basicAuth: `Basic ${Buffer.from(options.auth).toString('base64')}` } : {}),
+        }
     target = { secure, options, http1 }
     byPath.set(path, target)
   }

@@ -102,9 +102,10 @@ export function postToReplica(
 
 /**
  * `pooled`: a kept-alive connection if one is free. `fresh`: a new connection (the gateway's own
- * client pools it after the reply; Node's, for https, closes it) — for the retry after a stale pooled one, since the next pooled connection
- * may be just as stale (a server closes the connections idle past its keep-alive timeout all
- * alike, and a busy event loop may not have read their FINs yet).
+ * client pools it after the reply; Node's, for https, closes it) — for the retry after a stale
+ * pooled one, since the next pooled connection may be just as stale (a server closes the
+ * connections idle past its keep-alive timeout all alike, and a busy event loop may not have read
+ * their FINs yet).
  */
 type Connection = 'pooled' | 'fresh'
 

@@ -52,7 +52,6 @@ export interface SentCallbacks<Reply> {
  */
 export class Http1Reply extends Readable {
   readonly statusCode: number
-  readonly statusMessage: string
   readonly headers: IncomingHttpHeaders
   readonly rawHeaders: string[]
   /** Whether the whole body came: set before `end`. */
@@ -64,7 +63,6 @@ export class Http1Reply extends Readable {
   ) {
     super()
     this.statusCode = head.statusCode
-    this.statusMessage = head.statusMessage
     this.headers = head.headers
     this.rawHeaders = head.rawHeaders
   }

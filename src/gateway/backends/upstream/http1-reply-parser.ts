@@ -3,7 +3,6 @@ import type { IncomingHttpHeaders } from 'node:http'
 /** A reply's status line and header fields, as Node's client would present them. */
 export interface ReplyHead {
   statusCode: number
-  statusMessage: string
   /** Names and values in the order sent, names as written: what capture records. */
   rawHeaders: string[]
   /** Lower-cased names; repeated fields joined with `, `, except `set-cookie` (a list). */
@@ -269,7 +268,7 @@ function headerTokens(value: string | string[] | undefined): string[] {
     .filter((token) => token !== '')
 }
 
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
 /** The head's text (status line and fields, without the blank line), or why it is not HTTP/1.x. */
@@ -296,7 +295,7 @@ function parseHead(text: string): (ReplyHead & { version: string }) | string {
       if (had !== value) return 'its reply had two different Content-Lengths'
     } else if (!SINGLE_VALUED.has(key)) headers[key] = `${had as string}, ${value}`
   }
-  return { version: `1.${status[1]!}`, statusCode: Number(status[2]), statusMessage: status[3] ?? '', rawHeaders, headers }
+  return { version: `1.${status[1]!}`, statusCode: Number(status[2]), rawHeaders, headers }
 }
 
 /** Fields of which a repeat is dropped (the first stands), as Node's client treats them. */

@@ -21,6 +21,9 @@
 //                   same rounds: bodies read whole with node:http both ways (`buffered`), and the
 //                   same with the model server's leg written and read by hand (`raw-client`) —
 //                   what a process of its own and Node's HTTP client cost before any gateway work
+//   --witness       the independent harness's request (system + user ~340 B, max_tokens 16) instead
+//   --pair          the independent harness's topology (pair.ts): the fake server and the bare proxy in
+//                   one process (whose CPU is then both), every Mortar forwarding to that fake server
 //   --gc            each Mortar's garbage collections during the cell's jobs (V8's --trace-gc-nvp,
 //                   read back from its log): young collections (scavenges) and their mean pause, the
 //                   share of the young generation's allocations they found alive (copied or promoted
@@ -37,7 +40,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { direct, startBare, startMortar, startReference, startUpstream } from './contenders'
+import { direct, startBare, startMortar, startPair, startReference, startUpstream } from './contenders'
 import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib'
 import { cellName, routeOf, SWEEP_CELLS } from './sweep'
 import type { Api, Contender, Kind, LoadJob, Prompt } from './types'
@@ -55,6 +58,8 @@ const { values: opts } = parseArgs({
     'node-args': { type: 'string', default: '' },
     gc: { type: 'boolean', default: false },
     survivors: { type: 'boolean', default: false },
+    pair: { type: 'boolean', default: false },
+    witness: { type: 'boolean', default: false },
   },
 })
 const COUNT = Number(opts.count)
@@ -74,8 +79,13 @@ const nodeArgs = [
 // The preload writes its profile here (each child gets this process's environment).
 if (opts.survivors) process.env.MORTAR_SURVIVORS_DIR = logDir
 console.log(`logs: ${logDir}`)
-const upstream = await startUpstream({ logDir, deltas: 64, intervalMs: 20 })
-const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir, nodeArgs }) }
+const pair = opts.pair ? await startPair({ logDir, deltas: 64, intervalMs: 20 }) : undefined
+const upstream = pair?.upstream ?? (await startUpstream({ logDir, deltas: 64, intervalMs: 20 }))
+const contenders: Record<string, Contender> = {
+  direct: pair ? { ...pair.direct, id: 'direct' } : direct(upstream),
+  bare: pair ? { ...pair.bare, id: 'bare' } : await startBare(upstream, { logDir }),
+  mortar: await startMortar(upstream, { logDir, nodeArgs }),
+}
 if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
 if (opts['capture-off']) {
   contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
@@ -88,7 +98,9 @@ const chosen = SWEEP_CELLS.filter((cell) => wanted === undefined || wanted.inclu
 if (opts.sizes && chosen.length === 0) throw new Error(`--cells: none of ${opts.cells}; the cells are ${SWEEP_CELLS.map(cellName).join(', ')}`)
 const cells: { name: string; prompt: Prompt | undefined }[] = opts.sizes
   ? chosen.map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
-  : [{ name: 'default', prompt: undefined }]
+  : opts.witness
+    ? [{ name: 'witness', prompt: { shape: 'witness' } }]
+    : [{ name: 'default', prompt: undefined }]
 let first = 0
 const job = <K extends Kind>(c: Contender, extra: Omit<LoadJob, 'url'> & { kind: K }): LoadJob & { kind: K } => ({ ...routeOf(c, API), headers: c.headers, first: (first += 1_000_000), ...extra })
 const median = (values: number[]): number => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
@@ -135,7 +147,7 @@ try {
   // garbage collector's parallel and concurrent parts; libuv's pool), over the whole run.
   for (const id of ids.filter((i) => i.startsWith('mortar'))) console.log(`${id} threads (ticks over the whole run): ${threadTicks(contender(id).proc.pid)}`)
 } finally {
-  for (const id of ids.filter((i) => i !== 'direct')) await stopProcess(contender(id).proc)
+  for (const id of ids.filter((i) => i !== 'direct' && !(pair && i === 'bare'))) await stopProcess(contender(id).proc)
   await stopProcess(upstream.proc)
 }
 

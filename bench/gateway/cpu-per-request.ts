@@ -15,6 +15,8 @@
 //   --baseline CLI  another build's out/main/cli.js as `mortar-baseline`, measured in the same
 //                   rounds, alternating with Mortar: the ratio of the two is a before/after that
 //                   the machine's load affects alike
+//   --baseline-node-args=ARGS  with --baseline, Node flags for the baseline's process only (a
+//                   before/after of a flag: `--baseline out/main/cli.js --baseline-node-args=--…`)
 //   --capture-off   the same build with `--capture off` as `mortar-capture-off`, in the same
 //                   rounds: what traffic capture (memory, the default) costs per request
 //   --reference     two reference gateways of reference-proxies.ts, each in its own process, in the
@@ -51,6 +53,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '3' },
     sizes: { type: 'boolean', default: false },
     baseline: { type: 'string' },
+    'baseline-node-args': { type: 'string', default: '' },
     'capture-off': { type: 'boolean', default: false },
     reference: { type: 'boolean', default: false },
     cells: { type: 'string' },
@@ -86,7 +89,8 @@ const contenders: Record<string, Contender> = {
   bare: pair ? { ...pair.bare, id: 'bare' } : await startBare(upstream, { logDir }),
   mortar: await startMortar(upstream, { logDir, nodeArgs }),
 }
-if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
+const baselineNodeArgs = [...nodeArgs, ...opts['baseline-node-args'].split(' ').filter((arg) => arg !== '')]
+if (opts.baseline) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, nodeArgs: baselineNodeArgs, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
 if (opts['capture-off']) {
   contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
 }

@@ -1,7 +1,7 @@
 import { frozenThroughout } from '../../shared/api/element-results'
 import { BoundedStringMap } from '../bounded-string-map'
 import { JsonChunkWriter } from './json-chunks'
-import type { OutgoingJson } from './json-splice'
+import type { ClientBody, OutgoingJson } from './json-splice'
 
 /**
  * Strings shorter than this are quoted by JSON.stringify every time. Finding a string in a Map
@@ -73,6 +73,16 @@ export class JsonTextCache {
     const out = new JsonChunkWriter()
     this.write(value, 0, out, true)
     return out.finish()
+  }
+
+  /**
+   * `encode`, for a body made from the client's `source`: a client body of fewer bytes than the
+   * shortest string worth remembering can hold no such string (none of its strings has more
+   * characters than it has bytes), and is written by JSON.stringify alone — the same text,
+   * without the walk that looks for them, which costs more than the whole body on a short one.
+   */
+  encodeFrom(value: unknown, source: ClientBody | undefined): OutgoingJson {
+    return source !== undefined && source.raw.length < SHORTEST_KEPT_STRING ? JSON.stringify(value) : this.encode(value)
   }
 
   /** `JSON.stringify(text)`: remembered when the text is long. */

@@ -70,6 +70,7 @@ export class Http1Reply extends Readable {
   /**
    * The whole body, taken at once when it is all in and not yet read (a JSON reply usually comes
    * in one read): undefined when it is not, or is larger than `limit`, and it must be streamed.
+   * A reply taken whole is spent: it emits no `end` (nobody reads it any more).
    */
   takeWhole(limit: number): Buffer | undefined {
     if (!this.complete || this.destroyed || this.readableLength > limit || this.readableDidRead) return undefined

@@ -151,13 +151,12 @@ export class Http1ReplyParser {
   }
 
   /** `nothingAfter`: the head ended its read, so a reply without a body ends with nothing after it. */
-  private startBody(head: ReplyHead & { version: string }, nothingAfter: boolean): void {
+  private startBody(head: ReplyHead & { http10: boolean }, nothingAfter: boolean): void {
     const connection = headerTokens(head.headers.connection)
-    this.keepAlive = head.version === '1.0' ? connection.includes('keep-alive') : !connection.includes('close')
+    this.keepAlive = head.http10 ? connection.includes('keep-alive') : !connection.includes('close')
     const transferEncoding = headerTokens(head.headers['transfer-encoding'])
     const contentLength = head.headers['content-length']
-    const { version: _version, ...rest } = head
-    this.events.head(rest)
+    this.events.head(head)
     if (this.state !== 'head') return // the head's handler gave up on the reply
     if (!this.expectsBody || head.statusCode === 204 || head.statusCode === 304) return this.finish(nothingAfter)
     if (transferEncoding.length > 0) {
@@ -260,8 +259,10 @@ function headEnd(bytes: Buffer): [number, number] {
   return [-1, -1]
 }
 
-function headerTokens(value: string | string[] | undefined): string[] {
-  if (value === undefined) return []
+const NO_TOKENS: readonly string[] = []
+
+function headerTokens(value: string | string[] | undefined): readonly string[] {
+  if (value === undefined) return NO_TOKENS
   return (Array.isArray(value) ? value.join(',') : value)
     .split(',')
     .map((token) => token.trim().toLowerCase())
@@ -270,16 +271,21 @@ function headerTokens(value: string | string[] | undefined): string[] {
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const CONTENT_LENGTH = /^\d{1,15}$/
 
 /** The head's text (status line and fields, without the blank line), or why it is not HTTP/1.x. */
-function parseHead(text: string): (ReplyHead & { version: string }) | string {
-  const lines = text.split(/\r?\n/)
-  const status = STATUS_LINE.exec(lines[0]!)
-  if (status === null) return `its reply did not start with an HTTP/1.x status line (${lines[0]!.slice(0, 60)})`
+function parseHead(text: string): (ReplyHead & { http10: boolean }) | string {
+  // Lines end at LF, a CR before it dropped; walked by index rather than split (a head is parsed per reply).
+  let lineEnd = text.indexOf('\n')
+  const statusLine = lineOf(text, 0, lineEnd)
+  const status = STATUS_LINE.exec(statusLine)
+  if (status === null) return `its reply did not start with an HTTP/1.x status line (${statusLine.slice(0, 60)})`
   const rawHeaders: string[] = []
   const headers: IncomingHttpHeaders = {}
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!
+  while (lineEnd !== -1) {
+    const start = lineEnd + 1
+    lineEnd = text.indexOf('\n', start)
+    const line = lineOf(text, start, lineEnd)
     const colon = line.indexOf(':')
     const name = colon > 0 ? line.slice(0, colon) : ''
     if (!FIELD_NAME.test(name)) return `its reply had a malformed header line (${line.slice(0, 60)})`
@@ -287,7 +293,7 @@ function parseHead(text: string): (ReplyHead & { version: string }) | string {
     rawHeaders.push(name, value)
     const key = name.toLowerCase()
     // Checked here, so that a reply that cannot be framed is a failure before any reply.
-    if (key === 'content-length' && !/^\d{1,15}$/.test(value)) return `its Content-Length was not a length (${value.slice(0, 40)})`
+    if (key === 'content-length' && !CONTENT_LENGTH.test(value)) return `its Content-Length was not a length (${value.slice(0, 40)})`
     const had = headers[key]
     if (key === 'set-cookie') headers[key] = [...((had as string[] | undefined) ?? []), value]
     else if (had === undefined) headers[key] = value
@@ -295,7 +301,13 @@ function parseHead(text: string): (ReplyHead & { version: string }) | string {
       if (had !== value) return 'its reply had two different Content-Lengths'
     } else if (!SINGLE_VALUED.has(key)) headers[key] = `${had as string}, ${value}`
   }
-  return { version: `1.${status[1]!}`, statusCode: Number(status[2]), rawHeaders, headers }
+  return { http10: status[1] === '0', statusCode: Number(status[2]), rawHeaders, headers }
+}
+
+/** The line from `start` to the LF at `end` (-1: the text's end), without a CR before the LF. */
+function lineOf(text: string, start: number, end: number): string {
+  const stop = end === -1 ? text.length : end
+  return text.slice(start, stop > start && text.charCodeAt(stop - 1) === 0x0d ? stop - 1 : stop)
 }
 
 /** Fields of which a repeat is dropped (the first stands), as Node's client treats them. */

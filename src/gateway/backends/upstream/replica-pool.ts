@@ -63,7 +63,9 @@ export class ReplicaPool {
   }
 
   /** The replicas to try for one request, in order. */
-  candidates(affinityKey: string | undefined): Replica[] {
+  candidates(affinityKey: string | undefined): readonly Replica[] {
+    // One replica (the usual deployment): nothing to order.
+    if (this.replicas.length === 1) return this.replicas
     const ordered =
       affinityKey === undefined ? this.rotated() : rendezvousOrder(this.replicas, affinityKey)
     const now = this.now()
@@ -83,7 +85,8 @@ export class ReplicaPool {
     const now = this.now()
     replica.downUntil = 0
     replica.reachable = true
-    Object.assign(replica.record, { lastOkAt: now, checkedAt: now })
+    replica.record.lastOkAt = now
+    replica.record.checkedAt = now
   }
 
   /** It did not answer a health check in time: reported down, but still tried in its turn. */

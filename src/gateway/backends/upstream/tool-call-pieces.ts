@@ -23,9 +23,10 @@ import { isRecord } from '../../../shared/narrow'
 const MAX_INDEX = 1024
 
 export class ToolCallPieces {
-  private readonly indexById = new Map<string, number>()
-  private readonly idAt = new Map<number, string>()
-  private readonly started = new Set<number>()
+  // Made with the first piece: most replies carry no tool call, and every reply makes a ToolCallPieces.
+  private indexById: Map<string, number> | undefined
+  private idAt: Map<number, string> | undefined
+  private started: Set<number> | undefined
   private calls = 0
 
   /** One raw piece from the server, at `position` in its chunk's list; undefined when it is no piece. */
@@ -34,9 +35,10 @@ export class ToolCallPieces {
     const { index: rawIndex, id: rawId, type, function: fn } = raw
     const id = typeof rawId === 'string' && rawId !== '' ? rawId : undefined
     const index = this.indexOf(rawIndex, id, position)
-    const first = !this.started.has(index)
+    const started = (this.started ??= new Set())
+    const first = !started.has(index)
     if (first) {
-      this.started.add(index)
+      started.add(index)
       this.calls = Math.max(this.calls, index + 1)
     }
     const piece: ToolCallDelta = { index }
@@ -44,8 +46,8 @@ export class ToolCallPieces {
     if (first) {
       piece.id = id ?? `call_${randomHex(12)}`
       if (id !== undefined) {
-        this.indexById.set(id, index)
-        this.idAt.set(index, id)
+        ;(this.indexById ??= new Map()).set(id, index)
+        ;(this.idAt ??= new Map()).set(index, id)
       }
       piece.type = 'function'
     } else if (type === undefined && fn === undefined) {
@@ -62,9 +64,9 @@ export class ToolCallPieces {
   }
 
   private indexOf(rawIndex: unknown, id: string | undefined, position: number): number {
-    const known = id === undefined ? undefined : this.indexById.get(id)
+    const known = id === undefined ? undefined : this.indexById?.get(id)
     if (typeof rawIndex === 'number' && Number.isInteger(rawIndex) && rawIndex >= 0 && rawIndex < MAX_INDEX) {
-      const idThere = this.idAt.get(rawIndex)
+      const idThere = this.idAt?.get(rawIndex)
       return id !== undefined && idThere !== undefined && idThere !== id ? (known ?? this.calls) : rawIndex
     }
     if (id !== undefined) return known ?? this.calls

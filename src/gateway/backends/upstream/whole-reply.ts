@@ -3,6 +3,7 @@ import { errnoCode } from '../../errno-code'
 import type { StopSignal } from '../../generation/stop-signal'
 import type { Replica } from './replica-pool'
 import { upstreamBrokeOff, upstreamWentSilent } from './upstream-errors'
+import { Http1Reply } from './http1-client'
 import { readBody, type UpstreamReply } from './upstream-http'
 
 /** The most of a model server's JSON reply that is read; the rest is cut and the connection closed. */
@@ -14,6 +15,9 @@ export const JSON_REPLY_LIMIT = 64 * 1024 * 1024
  * up on like a silent stream; a broken connection is `upstream_error`.
  */
 export async function readWholeReply(res: UpstreamReply, replica: Replica, signal: StopSignal): Promise<string | undefined> {
+  // All in already (a JSON reply usually comes in the read that brought its head): nothing to wait for.
+  const whole = res instanceof Http1Reply ? res.takeWhole(JSON_REPLY_LIMIT) : undefined
+  if (whole !== undefined) return signal.aborted ? undefined : whole.toString('utf8')
   const unsubscribe = signal.onAbort(() => res.destroy())
   let idledOut = false
   const idle = setTimeout(() => {

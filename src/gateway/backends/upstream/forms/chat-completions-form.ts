@@ -44,7 +44,7 @@ export function chatCompletionsBody(request: GenerationRequest, options: Upstrea
     if (prompt.parallelToolCalls !== undefined) body.parallel_tool_calls = prompt.parallelToolCalls
   }
   if (request.user !== undefined) body.user = request.user
-  return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => upstreamJson.stringify(value)) ?? upstreamJson.encode(body)
+  return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => upstreamJson.stringify(value)) ?? upstreamJson.encodeFrom(body, request.source)
 }
 
 const SPLICED_MEMBERS = ['messages', 'tools']

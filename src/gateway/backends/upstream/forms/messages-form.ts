@@ -27,7 +27,7 @@ export function messagesForm(clientBody: Record<string, unknown>): UpstreamForm 
         stream: request.stream,
       }
       // The conversation is the client's own value: its bytes go as they came (http/json-splice.ts).
-      return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => upstreamJson.stringify(value)) ?? upstreamJson.encode(body)
+      return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => upstreamJson.stringify(value)) ?? upstreamJson.encodeFrom(body, request.source)
     },
     decoder: (tokenizer) => new MessagesStreamDecoder(tokenizer),
     whole: wholeMessage,

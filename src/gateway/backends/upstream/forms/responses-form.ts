@@ -42,7 +42,7 @@ export class ResponsesForm implements UpstreamForm {
     if (responses.textFormat !== undefined) body.text = { format: responses.textFormat }
     if (responses.reasoningEffort !== undefined) body.reasoning = { effort: responses.reasoningEffort }
     if (request.user !== undefined) body.user = request.user
-    return upstreamJson.encode(body)
+    return upstreamJson.encodeFrom(body, request.source)
   }
 
   decoder(tokenizer: Tokenizer): UpstreamStreamDecoder {

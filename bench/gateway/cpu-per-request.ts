@@ -144,6 +144,8 @@ try {
     if (opts.reference) line += REFERENCES.map((kind) => `; reference ${kind} ${cpu(`reference-${kind}`).toFixed(0)}`).join('')
     console.log(line)
     for (const [id, totals] of Object.entries(gc)) console.log(`  ${id} GC: ${gcLine(totals)}`)
+    // Each round's figures, for judging how much the medians can be trusted on a noisy machine.
+    for (const id of ids) console.log(`  ${id} rounds: p50 ${(rows[id] ?? []).map((r) => r.p50.toFixed(3)).join(' ')}; CPU µs ${(rows[id] ?? []).map((r) => r.cpuUs.toFixed(0)).join(' ')}`)
     console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}${opts['capture-off'] ? `, capture off ${(p50('mortar-capture-off') - p50('direct')).toFixed(3)}` : ''}${opts.reference ? REFERENCES.map((kind) => `, reference ${kind} ${(p50(`reference-${kind}`) - p50('direct')).toFixed(3)}`).join('') : ''}`)
   }
   if (opts.survivors) await printSurvivors(ids.filter((i) => i.startsWith('mortar')))

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
 import { countTemplateTokens, renderQwen2Prompt } from './chat-template'
 import { o200kTokenizer } from './gpt-tokenizer'
-import { PromptCounter, promptCounterFor } from './prompt-counter'
+import { DEFAULT_CACHE_CHARS, PromptCounter, promptCounterFor, SHORTEST_CACHED_PROMPT_CHARS } from './prompt-counter'
 import type { Tokenizer } from './tokenizer'
 
 /** o200k with a log of what it was asked to count. */
@@ -88,7 +88,7 @@ describe('PromptCounter', () => {
 
   it('bounds its memory, dropping the least recently used runs first', () => {
     const tokenizer = spiedTokenizer()
-    const counter = new PromptCounter(tokenizer, 2_000)
+    const counter = new PromptCounter(tokenizer, 2_000, 0)
     const kept = renderQwen2Prompt([{ role: 'user', content: long('kept') }], [])
     counter.count(kept)
     for (let i = 0; i < 40; i++) {
@@ -103,7 +103,7 @@ describe('PromptCounter', () => {
   })
 
   it('does not let one huge prompt push out everybody else', () => {
-    const counter = new PromptCounter(o200kTokenizer, 2_000)
+    const counter = new PromptCounter(o200kTokenizer, 2_000, 0)
     counter.count(renderQwen2Prompt([{ role: 'user', content: 'x'.repeat(600) }], []))
     // The default system block and the two short runs (the newline after it, the reply's opening).
     expect(counter.size.runs).toBe(3)
@@ -112,7 +112,7 @@ describe('PromptCounter', () => {
 
   it('bounds the count without tokenizing what it has not seen, and counts it only when asked', () => {
     const tokenizer = spiedTokenizer()
-    const counter = new PromptCounter(tokenizer)
+    const counter = new PromptCounter(tokenizer, DEFAULT_CACHE_CHARS, 0)
     const pieces = renderQwen2Prompt(conversation(2), [])
     const measure = counter.measure(pieces)
     expect(tokenizer.counted).toEqual([])
@@ -134,7 +134,7 @@ describe('PromptCounter', () => {
     let bounded = 0
     const tokenizer = spiedTokenizer()
     const bounds = tokenizer.bounds!
-    const counter = new PromptCounter({ ...tokenizer, bounds: (text) => (bounded++, bounds(text)) })
+    const counter = new PromptCounter({ ...tokenizer, bounds: (text) => (bounded++, bounds(text)) }, DEFAULT_CACHE_CHARS, 0)
     const pieces = renderQwen2Prompt([{ role: 'user', content: 'y'.repeat(300) }], [])
     const first = counter.measure(pieces)
     const measured = bounded
@@ -148,6 +148,26 @@ describe('PromptCounter', () => {
     expect(tokenizer.counted.length).toBeGreaterThan(0)
     const counted = counter.measure(pieces)
     expect([counted.lowerBound, counted.upperBound, counted.uncountedChars]).toEqual([exact, exact, 0])
+  })
+
+  it('measures a prompt shorter than SHORTEST_CACHED_PROMPT_CHARS without the cache, and exactly', () => {
+    const tokenizer = spiedTokenizer()
+    const counter = new PromptCounter(tokenizer)
+    const pieces = renderQwen2Prompt([{ role: 'user', content: 'z'.repeat(SHORTEST_CACHED_PROMPT_CHARS / 2) }], [])
+    const exact = countTemplateTokens(pieces, o200kTokenizer)
+    for (let turn = 0; turn < 2; turn++) {
+      const measure = counter.measure(pieces)
+      expect(measure.lowerBound).toBeLessThanOrEqual(exact)
+      expect(measure.upperBound).toBeGreaterThanOrEqual(exact)
+      expect(measure.exact()).toBe(exact)
+    }
+    // Counted on each turn, and nothing kept.
+    expect(tokenizer.counted.filter((text) => text.includes('zzz'))).toHaveLength(2)
+    expect(counter.size.runs).toBe(0)
+    // Past the threshold, the same conversation is cached.
+    const longer = renderQwen2Prompt([{ role: 'user', content: 'z'.repeat(SHORTEST_CACHED_PROMPT_CHARS) }], [])
+    counter.count(longer)
+    expect(counter.size.runs).toBeGreaterThan(0)
   })
 
   it('has no bound when the tokenizer has none', () => {

@@ -11,6 +11,12 @@ export const DEFAULT_CACHE_CHARS = 4_000_000
  * conversation — since finding one costs less than tokenizing it.
  */
 const SMALLEST_ENTRY_CHARS = 64
+/**
+ * A prompt of fewer characters than this is measured without the cache: finding and keeping its
+ * runs costs more than a pass over its text, its exact count (when anything reads it) is a few
+ * microseconds of tokenizing, and a conversation that grows past it is cached from then on.
+ */
+export const SHORTEST_CACHED_PROMPT_CHARS = 1_024
 
 /** A run the cache has no count of: its pieces, its length, its bounds when kept, and its text once joined. */
 interface UncountedRun {
@@ -65,6 +71,7 @@ export class PromptCounter {
   constructor(
     private readonly tokenizer: Tokenizer,
     maxChars: number = DEFAULT_CACHE_CHARS,
+    private readonly shortestCachedChars: number = SHORTEST_CACHED_PROMPT_CHARS,
   ) {
     // A run's long part is a message's text or a cached rendering: the same string objects turn
     // after turn when the gateway remembered the message (http/parsed-parts.ts).
@@ -72,6 +79,9 @@ export class PromptCounter {
   }
 
   measure(pieces: readonly TemplatePiece[]): PromptMeasure {
+    let chars = 0
+    for (const piece of pieces) if (typeof piece === 'string') chars += piece.length
+    const cached = chars >= this.shortestCachedChars
     let known = 0
     // Runs the cache has no count of: their pieces, joined only when they are measured or tokenized.
     const uncounted: UncountedRun[] = []
@@ -82,9 +92,9 @@ export class PromptCounter {
         run = []
         return
       }
-      const cached = this.runs.get(run)
-      if (typeof cached === 'number') known += cached
-      else uncounted.push({ parts: run, chars: runLength, bounds: cached, text: undefined })
+      const kept = cached ? this.runs.get(run) : undefined
+      if (typeof kept === 'number') known += kept
+      else uncounted.push({ parts: run, chars: runLength, bounds: kept, text: undefined })
       run = []
       runLength = 0
     }
@@ -106,20 +116,21 @@ export class PromptCounter {
     for (const entry of uncounted) {
       uncountedChars += entry.chars
       if (upperBound === undefined) continue
-      const bounds = entry.bounds ?? this.boundsOf(entry)
+      const bounds = entry.bounds ?? (cached ? this.boundsOf(entry) : tokenizer.bounds!(textOf(entry)))
       lowerBound += bounds.lower
       upperBound += bounds.upper
     }
     let exact: number | undefined
+    const keep = (entry: UncountedRun, count: number): number => (cached ? this.keep(entry, count) : count)
     return {
       upperBound,
       lowerBound,
       uncountedChars,
-      exact: () => (exact ??= uncounted.reduce((sum, entry) => sum + this.keep(entry, tokenizer.count(textOf(entry))), known)),
+      exact: () => (exact ??= uncounted.reduce((sum, entry) => sum + keep(entry, tokenizer.count(textOf(entry))), known)),
       exactInSlices: async (limit) => {
         if (exact !== undefined) return exact
         const tasks = uncounted.map((entry) => tokenizer.startCount(textOf(entry)))
-        const total = await countInSlices(tasks, known, limit, (index, count) => this.keep(uncounted[index]!, count))
+        const total = await countInSlices(tasks, known, limit, (index, count) => keep(uncounted[index]!, count))
         if (total <= limit) exact = total
         return total
       },

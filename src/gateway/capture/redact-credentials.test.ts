@@ -30,6 +30,22 @@ describe('bytesHoldSecret', () => {
       }),
     )
   })
+
+  it('finds it when the pieces are searched a few bytes at a time, wherever a window ends', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 60 })
+    fc.assert(
+      fc.property(text, text, fc.boolean(), fc.array(fc.nat(), { maxLength: 12 }), fc.integer({ min: 1, max: 48 }), (before, after, inside, cuts, window) => {
+        const bytes = Buffer.from(inside ? before + SECRET + after : before + after)
+        const at = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b)
+        const pieces = [0, ...at].map((start, i) => bytes.subarray(start, at[i] ?? bytes.length))
+        expect(bytesHoldSecret(new ByteChunks(pieces), ['a-short-secret', SECRET], window)).toBe(inside || bytes.includes('a-short-secret'))
+      }),
+    )
+    // A body larger than the window the last search used: the window grows, and old bytes are not searched.
+    const small = new ByteChunks([Buffer.from(`x${SECRET.slice(0, 10)}`), Buffer.from('y')])
+    expect(bytesHoldSecret(new ByteChunks([Buffer.from(`${'z'.repeat(100)}${SECRET}`), Buffer.from('!')]), [SECRET])).toBe(true)
+    expect(bytesHoldSecret(small, [SECRET])).toBe(false)
+  })
 })
 
 describe('redactExchange', () => {

@@ -29,6 +29,7 @@ const behavior = processFakeBehavior({
   model: 'Qwen/Qwen2.5-7B-Instruct',
   contextWindow: null,
   honourMaxTokens: true,
+  speaksResponses: true,
 })
 const health = { status: 200, contentType: 'text/plain', body: 'ok' }
 const fake = await startFakeModelServer(behavior, {

@@ -3,12 +3,16 @@
 // TTFT ≤ 1 ms, added inter-chunk p99 ≤ 1 ms) at the main table's request or a sweep prompt.
 //
 //   npx tsx bench/gateway/stream-ttft.ts [--deltas 8] [--interval-ms 5] [--seconds 4] [--rounds 5]
-//                                        [--cells "stable 128 KB"] [--baseline OTHER/out/main/cli.js] [--node-args=ARGS]
+//                                        [--cells "stable 128 KB"] [--baseline OTHER/out/main/cli.js] [--capture-off] [--node-args=ARGS]
+//                                        [--baseline-node-args=ARGS]
 //
 // The fake model server sends `deltas` content deltas `interval-ms` apart (the first at once), so a
 // stream is short and many fit in a round. Each round runs every contender for `seconds`, in
 // alternating order; the figures are medians of the rounds' p50 (TTFT) and p99 (inter-chunk).
-// --node-args: Node flags for every Mortar process, space-separated, as cpu-per-request.ts takes them.
+// --capture-off: the same build with `--capture off` as `mortar-capture-off`, in the same rounds.
+// --node-args: Node flags for every Mortar process, space-separated, as cpu-per-request.ts takes them;
+// --baseline-node-args: with --baseline, flags for the baseline's process only (one build with and
+// without a flag: `--baseline out/main/cli.js --baseline-node-args=--…`).
 // Needs `npm run build` first.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,7 +31,9 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     cells: { type: 'string' },
     baseline: { type: 'string' },
+    'capture-off': { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
+    'baseline-node-args': { type: 'string', default: '' },
   },
 })
 const deltas = Number(opts.deltas)
@@ -45,7 +51,14 @@ console.log(`logs: ${logDir}`)
 const nodeArgs = opts['node-args'].split(' ').filter((arg) => arg !== '')
 const upstream = await startUpstream({ logDir, deltas, intervalMs })
 const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir, nodeArgs }) }
-if (opts.baseline !== undefined) contenders['mortar-baseline'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline })
+if (opts['capture-off']) contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
+if (opts.baseline !== undefined) contenders['mortar-baseline'] = await startMortar(upstream, {
+    logDir,
+    nodeArgs: [...nodeArgs, ...opts['baseline-node-args'].split(' ').filter((arg) => arg !== '')],
+    name: 'mortar-baseline',
+    id: 'mortar-baseline',
+    cli: opts.baseline,
+  })
 const ids = Object.keys(contenders)
 const median = (values: number[]): number => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
 let first = 0

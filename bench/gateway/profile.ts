@@ -6,6 +6,8 @@
 //   npm run bench:profile -- --sizes [--seconds 5]    one profile per prompt size (sweep.ts's
 //        cells: stable 340 B … growing 128 KB), sequential JSON requests as the sweep sends them,
 //        ranked by µs per request: results/profile-sizes.md and .json
+//   npm run bench:profile -- --sizes --api responses|messages    the same cells sent to that API
+//        (as the sweep sends them): results/profile-sizes-<api>.md and .json
 //
 // It builds a source-mapped copy of Mortar into node_modules/.cache/mortar-bench-profile (the
 // project's own build, `electron-vite build --sourcemap --outDir …`; out/ is not touched), writes
@@ -20,9 +22,9 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import WebSocket from 'ws'
 import { startMortar, startUpstream } from './contenders'
-import { cellName, SWEEP_CELLS } from './sweep'
+import { cellName, routeOf, SWEEP_CELLS } from './sweep'
 import { ensureBenchDependencies, HERE, log, ROOT, runLoad, sleep, stopProcess } from './lib'
-import type { JsonSeqResult, LoadJob, StreamResult, Upstream } from './types'
+import type { Api, JsonSeqResult, LoadJob, StreamResult, Upstream } from './types'
 
 /** One profiled load: the .cpuprofile (or .heapprofile), the load's result, and its window on the profile's clock. */
 interface Run {
@@ -67,14 +69,19 @@ const { values: opts } = parseArgs({
     top: { type: 'string', default: '25' },
     'analyze-only': { type: 'boolean', default: false },
     sizes: { type: 'boolean', default: false },
+    api: { type: 'string', default: 'chat' },
   },
 })
+const APIS: readonly Api[] = ['chat', 'responses', 'messages']
+if (!APIS.includes(opts.api as Api)) throw new Error(`--api: one of ${APIS.join(', ')}`)
+const API = opts.api as Api
+if (API !== 'chat' && !opts.sizes) throw new Error('--api goes with --sizes')
 const SECONDS = Number(opts.seconds)
 const TOP = Number(opts.top)
 const BUILD = join(ROOT, 'node_modules', '.cache', 'mortar-bench-profile')
 const PROFILES = join(HERE, 'results', 'profiles')
 
-const REPORT = opts.sizes ? 'profile-sizes' : 'profile'
+const REPORT = !opts.sizes ? 'profile' : API === 'chat' ? 'profile-sizes' : `profile-sizes-${API}`
 let runs: Record<string, Run>
 if (opts['analyze-only']) {
   // Re-rank the profiles of the last run (e.g. with another --top), without running anything.
@@ -101,7 +108,7 @@ async function profileMortar(upstream: Upstream, logDir: string, name: string, w
     cli: join(BUILD, 'main', 'cli.js'),
     nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '250'],
   })
-  const job = { url: mortar.url, headers: mortar.headers, deltas: 64, intervalMs: 20, lateMs: 10 }
+  const job = { ...routeOf(mortar, API), headers: mortar.headers, deltas: 64, intervalMs: 20, lateMs: 10 }
   await warm(job)
   log(`profiling Mortar under ${name} for ${SECONDS} s…`)
   // The window of the measured load on the profile's clock (V8's and hrtime are both CLOCK_MONOTONIC,
@@ -128,7 +135,7 @@ async function profileSizes(): Promise<Record<string, Run>> {
   const out: Record<string, Run> = {}
   for (const [index, cell] of SWEEP_CELLS.entries()) {
     const prompt = { shape: cell.shape, bytes: cell.bytes }
-    const name = cellName(cell).replace(/ /g, '-')
+    const name = `${API === 'chat' ? '' : `${API}-`}${cellName(cell).replace(/ /g, '-')}`
     out[name] = await profileMortar(
       upstream,
       logDir,
@@ -377,7 +384,7 @@ function analyzeAllocations(file: string, requests: number) {
 }
 
 const report: Record<string, Record<string, unknown>> = {}
-const md = [`Profiles of Mortar (\`npm run bench:profile${opts.sizes ? ' -- --sizes' : ''}\`, ${new Date().toISOString()}, Node ${process.version}). Percentages are of Mortar's busy (non-idle) CPU time.`, '']
+const md = [`Profiles of Mortar (\`npm run bench:profile${opts.sizes ? ` -- --sizes${API === 'chat' ? '' : ` --api ${API}`}` : ''}\`, ${new Date().toISOString()}, Node ${process.version}). Percentages are of Mortar's busy (non-idle) CPU time.`, '']
 if (opts.sizes) renderSizes()
 else renderLoads()
 

@@ -72,7 +72,7 @@ export class PartsMap<V> {
     let length = 0
     for (const part of parts) length += part.length
     const size = length + valueChars
-    if (size > this.largestEntry) return
+    if (!this.keeps(size)) return
     const fingerprint = this.bucketKey(parts)
     const kept = this.find(fingerprint, parts)
     if (kept !== undefined) {
@@ -92,6 +92,11 @@ export class PartsMap<V> {
     this.recency.set(entry, entry)
     this.usedChars += size
     evictUntil(this.recency, () => this.usedChars <= this.maxChars, (oldest) => this.drop(oldest))
+  }
+
+  /** Whether an entry of `chars` (its text and its value's declared size) would be kept: a caller need not make one that would not. */
+  keeps(chars: number): boolean {
+    return chars <= this.largestEntry
   }
 
   /** How many entries and characters it holds. */

@@ -44,6 +44,21 @@ describe('cutToBytes', () => {
     expect(cutToBytes('aé', 3)).toBe('aé')
     expect(cutToBytes('😀😀', 5)).toBe('😀')
   })
+
+  it("cuts as a cut of the whole text's bytes would, from a prefix of the text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), fc.integer({ min: 0, max: 80 }), (text, maxBytes) => {
+        const whole = Buffer.from(text, 'utf8')
+        const cut = cutToBytes(text, maxBytes)
+        expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(maxBytes)
+        expect(text.startsWith(cut)).toBe(true)
+        // The longest such prefix: the next character would not fit.
+        if (cut.length < text.length) expect(Buffer.byteLength(text.slice(0, cut.length + (text.codePointAt(cut.length)! > 0xffff ? 2 : 1)))).toBeGreaterThan(maxBytes)
+        expect(whole.subarray(0, maxBytes).toString('utf8').startsWith(cut)).toBe(true)
+      }),
+      { numRuns: 500 },
+    )
+  })
 })
 
 describe('FrameLog', () => {

@@ -106,7 +106,10 @@ export function fitExchange(
 /** The longest prefix of `text` within `maxBytes` of UTF-8, never splitting a character. */
 export function cutToBytes(text: string, maxBytes: number): string {
   if (text.length <= maxBytes / 3 || Buffer.byteLength(text) <= maxBytes) return text
-  const cut = Buffer.from(text, 'utf8').subarray(0, maxBytes).toString('utf8')
+  // Every UTF-16 unit is at least a byte, so the first `maxBytes` bytes come from the first
+  // `maxBytes` units (one more keeps a surrogate pair there whole): only those are encoded, not a
+  // multi-megabyte body, which held the event loop for as long as its parse.
+  const cut = Buffer.from(text.slice(0, maxBytes + 1), 'utf8').subarray(0, maxBytes).toString('utf8')
   // A character cut in half decodes as U+FFFD at the end: leave it out.
   return cut.endsWith('\uFFFD') && !text.startsWith(cut) ? cut.slice(0, -1) : cut
 }

@@ -117,6 +117,19 @@ describe('ParsedParts', () => {
     expect(parts.rememberedChars).toBeGreaterThan(0)
   })
 
+  it('parses an element too large to keep where it is, and remembers the others', () => {
+    const budget = 16 * SHORTEST_SPLIT_BODY_CHARS
+    const parts = new ParsedParts(budget)
+    // Its text and its value together would take more than a quarter of the budget.
+    const huge = { role: 'user', content: 'x'.repeat(budget / 8) }
+    const text = JSON.stringify({ messages: [...conversation(1), huge] })
+    const value = parts.parse(text, 'o', bytesOf(text)).value as { messages: object[] }
+    expect(value).toEqual(JSON.parse(text))
+    expect(Object.isFrozen(value.messages[1])).toBe(true)
+    expect(Object.isFrozen(value.messages[2])).toBe(false)
+    expect(parts.rememberedChars).toBeLessThan(huge.content.length)
+  })
+
   it('parses short bodies whole and remembers nothing of them, nor anything with no budget', () => {
     const parts = new ParsedParts()
     parts.parse(JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }), 'o')

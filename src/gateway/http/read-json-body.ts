@@ -16,9 +16,9 @@ const tooLarge = (limit: number) =>
   new GatewayError('request_too_large', `The request body is larger than the gateway's limit of ${limit} bytes.`)
 
 /**
- * Past this size, decoding and parsing a body (~1 ms per 500 KB each) are separate turns of the
- * event loop, with other requests' work between them: an 8 MB body then holds the loop for two
- * ~10 ms stretches rather than one long one.
+ * Past this size, gathering, decoding and parsing a body (each ~1–3 ms per MB) are separate turns
+ * of the event loop, with other requests' work between them: an 8 MB body then holds the loop for
+ * three stretches of ~10–25 ms rather than one long one.
  */
 const LARGE_BODY_BYTES = 1024 * 1024
 
@@ -43,13 +43,14 @@ const NOTHING_KNOWN: KnownParts = { parts: new ParsedParts(0), scope: '' }
 export async function readJsonBody(req: IncomingMessage, limit: number, known: KnownParts = NOTHING_KNOWN): Promise<ClientBody> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
-  const { bytes: raw, overflowed } = await readStream(req, limit)
+  const { bytes: raw, overflowed } = await readStream(req, limit, Number.isFinite(declared) ? declared : undefined)
   // Every JSON body is read here, so this is where capture keeps it: as received, even when refused.
   const recorder = recorderOf(req)
   if (recorder !== undefined) recorder.requestBody = raw
   // The rest is never read: the 413 closes the connection (error-handler.ts).
   if (overflowed) throw tooLarge(limit)
   const large = raw.length > LARGE_BODY_BYTES
+  if (large) await yieldToEventLoop()
   // ASCII: one byte per character, so the bytes are the text's, offset for offset.
   const ascii = isAscii(raw)
   // An agent's next turn begins with the bytes of its last: those are neither decoded nor parsed.

@@ -32,10 +32,14 @@ describe('o200kTokenizer', () => {
   it('counts between the UTF-8 bytes and the bytes over the longest token (128)', () => {
     expect(O200K_LONGEST_TOKEN_BYTES).toBe(128)
     for (const text of ['plain', '你好世界', '🌍🚀', ' '.repeat(1_000), '<|endoftext|>', '='.repeat(3_000)]) {
-      const bounds = o200kTokenizer.bounds!(text)
+      const bounds = o200kTokenizer.bounds!([text])
       expect(o200kTokenizer.count(text)).toBeLessThanOrEqual(bounds.upper)
       expect(o200kTokenizer.count(text)).toBeGreaterThanOrEqual(bounds.lower)
+      // In parts, a surrogate pair split between two of them included: the bounds of the joined text.
+      const half = Math.floor(text.length / 2)
+      expect(o200kTokenizer.bounds!([text.slice(0, half), text.slice(half)])).toEqual(bounds)
     }
+    expect(o200kTokenizer.bounds!(['a\ud83c', '\udf0d']).upper).toBe(5)
   })
 
   it("counts as gpt-tokenizer does, long pieces (merged here with a heap) included", () => {

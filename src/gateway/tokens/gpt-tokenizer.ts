@@ -1,6 +1,6 @@
 import o200k from 'gpt-tokenizer/encoding/o200k_base'
 import { HeapMerge, NO_MERGE, type PairRule } from './bpe-merges'
-import { utf8Length } from './byte-level-bpe'
+import { utf8Length, utf8LengthOfParts } from './byte-level-bpe'
 import type { CountTask, Tokenizer } from './tokenizer'
 
 /**
@@ -130,8 +130,8 @@ export const o200kTokenizer: Tokenizer = {
   startCount: startO200kCount,
   decodePieces: (tokens) => decodePiecesWith(o200k.decodeGenerator, tokens),
   // Byte-level BPE without normalization: every token holds at least one byte, at most the longest's.
-  bounds: (text) => {
-    const bytes = utf8Length(text)
+  bounds: (parts) => {
+    const bytes = utf8LengthOfParts(parts)
     return { lower: Math.ceil(bytes / O200K_LONGEST_TOKEN_BYTES), upper: bytes }
   },
 }

@@ -116,7 +116,7 @@ export class PromptCounter {
     for (const entry of uncounted) {
       uncountedChars += entry.chars
       if (upperBound === undefined) continue
-      const bounds = entry.bounds ?? (cached ? this.boundsOf(entry) : tokenizer.bounds!(textOf(entry)))
+      const bounds = entry.bounds ?? (cached ? this.boundsOf(entry) : tokenizer.bounds!(entry.parts))
       lowerBound += bounds.lower
       upperBound += bounds.upper
     }
@@ -160,7 +160,7 @@ export class PromptCounter {
    * over it costs more than finding it — a short one's too, for the pass's fixed cost.
    */
   private boundsOf(entry: UncountedRun): TokenBounds {
-    return this.keep(entry, this.tokenizer.bounds!(textOf(entry)))
+    return this.keep(entry, this.tokenizer.bounds!(entry.parts))
   }
 }
 

@@ -76,9 +76,11 @@ describe('qwen2.5 tokenizer', () => {
         fc.pre(!referenceDiffers(text))
         expect(qwen.encode(text)).toEqual(reference.encode(text))
         expect(qwen.count(text)).toBe(qwen.encode(text).length)
-        const bounds = qwen.bounds!(text)
+        const bounds = qwen.bounds!([text])
         expect(qwen.count(text)).toBeLessThanOrEqual(bounds.upper)
         expect(qwen.count(text)).toBeGreaterThanOrEqual(bounds.lower)
+        // The text in parts (an added token or a character split between two) bounds as one text.
+        expect(qwen.bounds!(fragments)).toEqual(bounds)
       }),
       { numRuns: 150 },
     )
@@ -118,16 +120,23 @@ describe('qwen2.5 tokenizer', () => {
   it('bounds every count by the UTF-8 length of the normalized text, and by it over the longest token', () => {
     const hostile = [' '.repeat(10_000), '\n'.repeat(3_000), 'a'.repeat(5_000), '-'.repeat(4_000), '1'.repeat(500)]
     for (const text of [...Object.values(TOKEN_CORPUS), ...hostile]) {
-      expect(qwen.count(text)).toBeLessThanOrEqual(qwen.bounds!(text).upper)
-      expect(qwen.count(text)).toBeGreaterThanOrEqual(qwen.bounds!(text).lower)
+      expect(qwen.count(text)).toBeLessThanOrEqual(qwen.bounds!([text]).upper)
+      expect(qwen.count(text)).toBeGreaterThanOrEqual(qwen.bounds!([text]).lower)
     }
     // The longest token is 128 spaces: 1,280 spaces are at least 10 tokens, and exactly that.
-    expect(qwen.bounds!(' '.repeat(1_280)).lower).toBe(10)
+    expect(qwen.bounds!([' '.repeat(1_280)]).lower).toBe(10)
     expect(qwen.count(' '.repeat(1_280))).toBe(10)
     // NFC can lengthen text (U+0958 → U+0915 U+093C) or shorten it (e + U+0301 → é); the bounds follow it.
-    expect(qwen.bounds!('\u0958').upper).toBe(6)
-    expect(qwen.bounds!('e\u0301'.repeat(64)).upper).toBe(128)
-    expect(qwen.count('<|im_start|>')).toBe(qwen.bounds!('<|im_start|>').upper)
+    expect(qwen.bounds!(['\u0958']).upper).toBe(6)
+    expect(qwen.bounds!(['e\u0301'.repeat(64)]).upper).toBe(128)
+    expect(qwen.count('<|im_start|>')).toBe(qwen.bounds!(['<|im_start|>']).upper)
+    // In parts: a text of plain parts is bounded by their bytes, without joining them; an added
+    // token, a character to normalize or a surrogate pair split between parts as in the joined text.
+    expect(qwen.bounds!([' '.repeat(640), ' '.repeat(640)])).toEqual(qwen.bounds!([' '.repeat(1_280)]))
+    for (const parts of [['<|im_', 'start|>'], ['e', '\u0301'], ['a\ud83c', '\udf0d'], ['<|im_end|>', 'x', '']]) {
+      expect(qwen.bounds!(parts)).toEqual(qwen.bounds!([parts.join('')]))
+    }
+    expect(qwen.bounds!(['<|im_', 'start|>']).upper).toBe(1)
   })
 
   it('counts in slices exactly what it counts at once, long words included', () => {

@@ -49,7 +49,7 @@ export function createQwen25Tokenizer(tokenizerJson: unknown = readQwenTokenizer
     count: (text) => bpe.count(text),
     decodePieces: (tokens) => decodeBytePieces(tokens, (token) => bpe.tokenBytes(token)),
     startCount: (text, ids) => bpe.startCount(text, ids),
-    bounds: (text) => bpe.bounds(text),
+    bounds: (parts) => bpe.boundsOfParts(parts),
   }
 }
 

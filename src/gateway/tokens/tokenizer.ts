@@ -22,10 +22,12 @@ export interface Tokenizer {
    */
   decodePieces(tokens: readonly number[]): Iterable<{ text: string; tokens: number }>
   /**
-   * Numbers `count(text)` always lies between, found in one linear pass, without tokenizing.
+   * Numbers `count(parts.join(''))` always lies between, found in one linear pass, without
+   * tokenizing — and without joining the parts where their text needs no more than its bytes
+   * (joining a multi-megabyte message copies it, which costs as much as the pass).
    * Absent when the tokenizer knows no such bounds.
    */
-  bounds?(text: string): TokenBounds
+  bounds?(parts: readonly string[]): TokenBounds
 }
 
 /**

@@ -7,7 +7,7 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
-/** A body of `size` random bytes, written to a stream in chunks of 64 KB; resolves with the body. */
+/** A body of `size` random bytes, written to a stream in chunks of 64 KB (ended unless told not to); returns the body. */
 function writeInChunks(stream: PassThrough, size: number, end = true): Buffer {
   const body = randomBytes(size)
   for (let at = 0; at < size; at += 65_536) stream.write(body.subarray(at, at + 65_536))

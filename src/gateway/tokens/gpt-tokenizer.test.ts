@@ -35,10 +35,11 @@ describe('o200kTokenizer', () => {
       const bounds = o200kTokenizer.bounds!([text])
       expect(o200kTokenizer.count(text)).toBeLessThanOrEqual(bounds.upper)
       expect(o200kTokenizer.count(text)).toBeGreaterThanOrEqual(bounds.lower)
-      // In parts, a surrogate pair split between two of them included: the bounds of the joined text.
+      // In two parts: the bounds of the joined text.
       const half = Math.floor(text.length / 2)
       expect(o200kTokenizer.bounds!([text.slice(0, half), text.slice(half)])).toEqual(bounds)
     }
+    // A surrogate pair split between two parts: 4 bytes, as joined (not 3 for each half).
     expect(o200kTokenizer.bounds!(['a\ud83c', '\udf0d']).upper).toBe(5)
   })
 

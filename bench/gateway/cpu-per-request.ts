@@ -44,8 +44,8 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { direct, startBare, startMortar, startPair, startReference, startUpstream } from './contenders'
 import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib'
-import { cellName, routeOf, SWEEP_CELLS } from './sweep'
-import type { Api, Contender, Kind, LoadJob, Prompt } from './types'
+import { apiOption, cellName, routeOf, SWEEP_CELLS } from './sweep'
+import type { Contender, Kind, LoadJob, Prompt } from './types'
 
 const { values: opts } = parseArgs({
   options: {
@@ -68,9 +68,7 @@ const { values: opts } = parseArgs({
 const COUNT = Number(opts.count)
 const ROUNDS = Number(opts.rounds)
 const TICK_US = 10_000
-const APIS: readonly Api[] = ['chat', 'responses', 'messages']
-if (!APIS.includes(opts.api as Api)) throw new Error(`--api: one of ${APIS.join(', ')}`)
-const API = opts.api as Api
+const API = apiOption(opts.api)
 
 ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-cpu-'))

@@ -22,9 +22,9 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import WebSocket from 'ws'
 import { startMortar, startUpstream } from './contenders'
-import { cellName, routeOf, SWEEP_CELLS } from './sweep'
+import { apiOption, cellName, routeOf, SWEEP_CELLS } from './sweep'
 import { ensureBenchDependencies, HERE, log, ROOT, runLoad, sleep, stopProcess } from './lib'
-import type { Api, JsonSeqResult, LoadJob, StreamResult, Upstream } from './types'
+import type { JsonSeqResult, LoadJob, StreamResult, Upstream } from './types'
 
 /** One profiled load: the .cpuprofile (or .heapprofile), the load's result, and its window on the profile's clock. */
 interface Run {
@@ -72,9 +72,7 @@ const { values: opts } = parseArgs({
     api: { type: 'string', default: 'chat' },
   },
 })
-const APIS: readonly Api[] = ['chat', 'responses', 'messages']
-if (!APIS.includes(opts.api as Api)) throw new Error(`--api: one of ${APIS.join(', ')}`)
-const API = opts.api as Api
+const API = apiOption(opts.api)
 if (API !== 'chat' && !opts.sizes) throw new Error('--api goes with --sizes')
 const SECONDS = Number(opts.seconds)
 const TOP = Number(opts.top)

@@ -102,6 +102,13 @@ export const API_CELLS: SweepCell[] = [
   { shape: 'growing', bytes: 131072 },
 ]
 export const SWEEP_APIS: Api[] = ['responses', 'messages']
+
+/** A script's `--api` value as an API, or an error naming the ones there are. */
+export function apiOption(value: string): Api {
+  const apis: readonly Api[] = ['chat', ...SWEEP_APIS]
+  if (!apis.includes(value as Api)) throw new Error(`--api: one of ${apis.join(', ')}`)
+  return value as Api
+}
 const API_CONTENDERS = new Set(['direct', 'bare', 'mortar'])
 
 /**

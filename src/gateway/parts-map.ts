@@ -23,6 +23,13 @@ interface Entry<V> extends SecondChance {
   value: V
 }
 
+/** What an entry counts against the budget: its text (the parts' characters) and its value's declared size. */
+function entrySize(parts: readonly string[], valueChars: number): number {
+  let size = valueChars
+  for (const part of parts) size += part.length
+  return size
+}
+
 /**
  * A map from texts given as their parts (a list of strings, read as their concatenation but never
  * concatenated) to values, holding at most `maxChars` UTF-16 code units of keys and values'
@@ -69,10 +76,8 @@ export class PartsMap<V> {
    * the rule above; a text kept already keeps its entry (and size) with the new value.
    */
   set(parts: readonly string[], value: V, valueChars = 0): void {
-    let length = 0
-    for (const part of parts) length += part.length
-    const size = length + valueChars
-    if (!this.keeps(size)) return
+    const size = entrySize(parts, valueChars)
+    if (size > this.largestEntry) return
     const fingerprint = this.bucketKey(parts)
     const kept = this.find(fingerprint, parts)
     if (kept !== undefined) {
@@ -94,9 +99,9 @@ export class PartsMap<V> {
     evictUntil(this.recency, () => this.usedChars <= this.maxChars, (oldest) => this.drop(oldest))
   }
 
-  /** Whether an entry of `chars` (its text and its value's declared size) would be kept: a caller need not make one that would not. */
-  keeps(chars: number): boolean {
-    return chars <= this.largestEntry
+  /** Whether `set` would keep an entry for these parts and value size: a caller need not make one that it would not. */
+  keeps(parts: readonly string[], valueChars = 0): boolean {
+    return entrySize(parts, valueChars) <= this.largestEntry
   }
 
   /** How many entries and characters it holds. */

@@ -358,7 +358,7 @@ export class ParsedParts {
         if (known === undefined) {
           // An element too large to be kept (a multi-megabyte message) is parsed in place: making
           // its key (a copy of its text) would cost as much as its parse, for nothing.
-          if (this.remembered.keeps(scope.length + 2 * piece.length)) fresh.push({ name: array.name, index, piece })
+          if (this.remembered.keeps([scope, piece], piece.length)) fresh.push({ name: array.name, index, piece })
           continue
         }
         found.push({ name: array.name, index, value: known })

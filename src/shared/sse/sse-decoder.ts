@@ -9,6 +9,8 @@
  * Past either, `push` throws an `SseLimitError` (and so does every later push): the reader treats
  * the stream as broken, which for a model server's reply is an `upstream_error`.
  */
+import { LineEnds } from './line-ends'
+
 export type SseEvent = { kind: 'data'; data: string; event?: string } | { kind: 'comment'; text: string }
 
 /** The longest line the decoder holds (UTF-16 code units, ≥ 1 MiB of UTF-8): a real chunk is a few KB. */
@@ -63,11 +65,10 @@ export class SseDecoder {
     // A CRLF split across two pushes: the LF belongs to the CR that already ended a line.
     if (this.pendingCr && text.charCodeAt(0) === 10) start = 1
     this.pendingCr = false
-    for (let i = start; i < text.length; i++) {
-      const ch = text.charCodeAt(i)
-      if (ch !== 10 && ch !== 13) continue
+    const ends = new LineEnds(text)
+    for (let i = ends.next(start); i !== -1; i = ends.next(start)) {
       this.line(this.takeLine(text, start, i), events)
-      if (ch === 13) {
+      if (text.charCodeAt(i) === 13) {
         if (i + 1 === text.length) this.pendingCr = true
         else if (text.charCodeAt(i + 1) === 10) i++
       }

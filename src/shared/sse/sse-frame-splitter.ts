@@ -7,6 +7,8 @@
  * Blank lines with nothing before them (allowed by the SSE spec, never sent by Mortar) belong to
  * the frame that follows them.
  */
+import { LineEnds } from './line-ends'
+
 export class SseFrameSplitter {
   private readonly text = new TextDecoder()
   private buffer = ''
@@ -37,20 +39,21 @@ export class SseFrameSplitter {
     const frames: string[] = []
     const buffer = this.buffer
     let frameStart = 0
+    const ends = new LineEnds(buffer)
+    // Where scanning stops: the whole buffer, or a CR that may be the first half of a CRLF.
+    let scanned = buffer.length
     let i = this.pos
-    while (i < buffer.length) {
-      const ch = buffer.charCodeAt(i)
-      if (ch !== 10 && ch !== 13) {
-        i++
-        continue
-      }
-      let lineEnd = i + 1
-      if (ch === 13) {
+    for (let end = ends.next(i); end !== -1; end = ends.next(i)) {
+      let lineEnd = end + 1
+      if (buffer.charCodeAt(end) === 13) {
         // A CR as the last character may be the first half of a CRLF: wait for the next push.
-        if (i + 1 === buffer.length && !final) break
-        if (buffer.charCodeAt(i + 1) === 10) lineEnd = i + 2
+        if (end + 1 === buffer.length && !final) {
+          scanned = end
+          break
+        }
+        if (buffer.charCodeAt(end + 1) === 10) lineEnd = end + 2
       }
-      const blank = i === this.lineStart
+      const blank = end === this.lineStart
       this.lineStart = lineEnd
       if (!blank) this.frameHasContent = true
       else if (this.frameHasContent) {
@@ -61,7 +64,7 @@ export class SseFrameSplitter {
       i = lineEnd
     }
     this.buffer = buffer.slice(frameStart)
-    this.pos = i - frameStart
+    this.pos = scanned - frameStart
     this.lineStart -= frameStart
     return frames
   }

@@ -158,16 +158,21 @@ function growing(bytes: number, finish: (payload: Payload) => string): (n: numbe
   }
 }
 
-/** The conversation as a Responses API request: the same turns as `input` items. */
+/**
+ * The conversation as a Responses API request, as Codex CLI sends one: the leading system prompt as
+ * `instructions` (which the reply's response objects repeat), the turns as `input` items.
+ */
 function asResponses(payload: Payload): object {
+  const [first, ...rest] = payload.messages
+  const instructions = first?.role === 'system' ? (first.content ?? undefined) : undefined
   const input: object[] = []
-  for (const m of payload.messages) {
+  for (const m of instructions === undefined ? payload.messages : rest) {
     if (m.role === 'tool') input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content })
     else if (m.tool_calls !== undefined) for (const c of m.tool_calls) input.push({ type: 'function_call', call_id: c.id, name: c.function.name, arguments: c.function.arguments })
     else input.push({ role: m.role, content: m.content })
   }
   const tools = payload.tools?.map((t) => ({ type: 'function', ...t.function }))
-  return { model: payload.model, input, ...(tools ? { tools } : {}), max_output_tokens: payload.max_tokens, stream: payload.stream }
+  return { model: payload.model, ...(instructions !== undefined ? { instructions } : {}), input, ...(tools ? { tools } : {}), max_output_tokens: payload.max_tokens, stream: payload.stream }
 }
 
 /** The conversation as an Anthropic Messages request: the system prompt apart, tool calls and results as blocks. */

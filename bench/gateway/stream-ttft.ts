@@ -4,7 +4,7 @@
 //
 //   npx tsx bench/gateway/stream-ttft.ts [--deltas 8] [--interval-ms 5] [--seconds 4] [--rounds 5]
 //                                        [--cells "stable 128 KB"] [--baseline OTHER/out/main/cli.js] [--capture-off] [--node-args=ARGS]
-//                                        [--baseline-node-args=ARGS]
+//                                        [--baseline-node-args=ARGS] [--api chat|responses|messages]
 //
 // The fake model server sends `deltas` content deltas `interval-ms` apart (the first at once), so a
 // stream is short and many fit in a round. Each round runs every contender for `seconds`, in
@@ -13,6 +13,8 @@
 // --node-args: Node flags for every Mortar process, space-separated, as cpu-per-request.ts takes them;
 // --baseline-node-args: with --baseline, flags for the baseline's process only (one build with and
 // without a flag: `--baseline out/main/cli.js --baseline-node-args=--…`).
+// --api: the streams sent to this API in its shape (prompts.ts), as cpu-per-request.ts sends them;
+// a Responses stream's first content delta comes after its response.created and in_progress events.
 // Needs `npm run build` first.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,7 +22,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { direct, startBare, startMortar, startUpstream } from './contenders'
 import { ensureMortarBuild, runLoad, stopProcess } from './lib'
-import { cellName, SWEEP_CELLS } from './sweep'
+import { apiOption, cellName, routeOf, SWEEP_CELLS } from './sweep'
 import type { Contender, Prompt, StreamResult } from './types'
 
 const { values: opts } = parseArgs({
@@ -34,8 +36,10 @@ const { values: opts } = parseArgs({
     'capture-off': { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
     'baseline-node-args': { type: 'string', default: '' },
+    api: { type: 'string', default: 'chat' },
   },
 })
+const API = apiOption(opts.api)
 const deltas = Number(opts.deltas)
 const intervalMs = Number(opts['interval-ms'])
 const wanted = opts.cells?.split(',').map((name) => name.trim())
@@ -66,8 +70,8 @@ try {
   // Warm-up: JIT and connection pools, with JSON requests and a few streams.
   for (const id of ids) {
     const c = contenders[id]!
-    await runLoad({ kind: 'json-seq', url: c.url, headers: c.headers, concurrency: 2, warmup: 0, count: 1000, first: (first += 1_000_000) })
-    await runLoad({ kind: 'stream', url: c.url, headers: c.headers, concurrency: 1, durationMs: 1000, rampMs: 0, deltas, intervalMs, first: (first += 1_000_000) })
+    await runLoad({ kind: 'json-seq', ...routeOf(c, API), headers: c.headers, concurrency: 2, warmup: 0, count: 1000, first: (first += 1_000_000) })
+    await runLoad({ kind: 'stream', ...routeOf(c, API), headers: c.headers, concurrency: 1, durationMs: 1000, rampMs: 0, deltas, intervalMs, first: (first += 1_000_000) })
   }
   for (const cell of cells) {
     const rows: Record<string, StreamResult[]> = Object.fromEntries(ids.map((id) => [id, []]))
@@ -75,12 +79,12 @@ try {
       for (const id of round % 2 === 0 ? ids : [...ids].reverse()) {
         const c = contenders[id]!
         const durationMs = Number(opts.seconds) * 1000
-        rows[id]!.push(await runLoad({ kind: 'stream', url: c.url, headers: c.headers, prompt: cell.prompt, concurrency: 1, durationMs, rampMs: 0, deltas, intervalMs, first: (first += 1_000_000) }))
+        rows[id]!.push(await runLoad({ kind: 'stream', ...routeOf(c, API), headers: c.headers, prompt: cell.prompt, concurrency: 1, durationMs, rampMs: 0, deltas, intervalMs, first: (first += 1_000_000) }))
       }
     }
     const ttft = (id: string) => median(rows[id]!.map((r) => r.ttft.p50))
     const gap = (id: string) => median(rows[id]!.map((r) => r.interChunk.p99))
-    console.log(`${cell.name}: ${deltas} deltas ${intervalMs} ms apart, c=1, median of ${opts.rounds} rounds (ms)`)
+    console.log(`${API === 'chat' ? '' : `${API}: `}${cell.name}: ${deltas} deltas ${intervalMs} ms apart, c=1, median of ${opts.rounds} rounds (ms)`)
     for (const id of ids) {
       const lost = rows[id]!.reduce((sum, r) => sum + r.lostStreams, 0)
       const ok = rows[id]!.reduce((sum, r) => sum + r.streamsOk, 0)

@@ -132,10 +132,10 @@ async function respondAsResponses(exchange: Exchange): Promise<void> {
   const model = behavior.model ?? (typeof body.model === 'string' ? body.model : 'fake-model')
   if (body.stream !== true) {
     const kept = { ...behavior, deltas: behavior.deltas.slice(0, jsonPieceCount(behavior, body.max_output_tokens)) }
-    sendAnswer(exchange, { status: 200, contentType: 'application/json', body: JSON.stringify(fakeResponsesReply(kept, model).object) })
+    sendAnswer(exchange, { status: 200, contentType: 'application/json', body: JSON.stringify(fakeResponsesReply(kept, model, body).object) })
     return
   }
-  const answer = fakeResponsesReply(behavior, model)
+  const answer = fakeResponsesReply(behavior, model, body)
   const reply = new Reply(exchange, body)
   reply.startStream()
   const dies = behavior.mode === 'die-mid-stream'

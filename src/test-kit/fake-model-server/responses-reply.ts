@@ -16,12 +16,19 @@ export interface FakeResponsesReply {
 
 let responseCounter = 0
 
-export function fakeResponsesReply(behavior: FakeBehavior, model: string): FakeResponsesReply {
+/**
+ * The reply for `request` (its parsed body). Its response objects repeat the request's
+ * `instructions` and `tools`, as vLLM's and OpenAI's do: an agent's whole system prompt comes back
+ * in the JSON reply and in three events of a stream.
+ */
+export function fakeResponsesReply(behavior: FakeBehavior, model: string, request: Record<string, unknown> = {}): FakeResponsesReply {
   const id = `resp_fake${++responseCounter}`
   const events: Array<Record<string, unknown>> = []
   const output: Array<Record<string, unknown>> = []
-  const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model, error: null, incomplete_details: null }
-  events.push({ type: 'response.created', response: { ...base, status: 'in_progress', output: [] } })
+  const echoed = { instructions: request.instructions ?? null, tools: request.tools ?? [] }
+  const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model, error: null, incomplete_details: null, ...echoed }
+  const started = { ...base, status: 'in_progress', output: [] }
+  events.push({ type: 'response.created', response: started }, { type: 'response.in_progress', response: started })
 
   if (behavior.toolCallPieces === null) {
     const itemId = `msg_fake${responseCounter}`

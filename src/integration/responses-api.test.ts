@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_MODEL_ID } from '../shared/api/chat-request'
 import { HeaderName } from '../shared/api/headers'
 import { nextRegisteredGeneration, startTestGateway, streamEvents, type TestGateway } from './harness'
+import { endOf, trafficClient } from './traffic-client'
 
 // POST /v1/responses against the scripted model (which repeats the last user input, and calls
 // the first tool until the conversation ends with tool results), with the real openai SDK.
@@ -65,6 +66,37 @@ describe('responses.create against the scripted model', () => {
     const final = await stream.finalResponse()
     expect(final.output_text).toBe('streamed')
     expect(final.status).toBe('completed')
+  })
+
+  it('repeats long instructions exactly, turn after turn, in the JSON reply and the stream’s response objects', async () => {
+    // Long enough that the gateway keeps its JSON text; quotes, escapes, a line separator and non-ASCII test the kept text.
+    const instructions = 'You are a coding agent. Say "done" when done.\n\tKeep C:\\paths and naïve text \u2028 and 😀 as they are.\n'.repeat(30)
+    const traffic = trafficClient(gw.url, gw.ownerKey)
+    const live = await traffic.live()
+    try {
+      for (let turn = 0; turn < 2; turn++) {
+        const requestId = `long-instructions-${turn}`
+        const response = await client.responses.create({ model: DEFAULT_MODEL_ID, input: `turn ${turn}`, instructions }, { headers: { 'x-request-id': requestId } }).asResponse()
+        const text = await response.text()
+        const reply = JSON.parse(text) as { instructions: string; output: Array<{ content: Array<{ text: string }> }> }
+        expect(reply.instructions).toBe(instructions)
+        expect(reply.output[0]?.content[0]?.text).toBe(`turn ${turn}`)
+        expect(text).toBe(JSON.stringify(reply))
+        expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text))
+        // The capture holds the reply as sent, its remembered bytes decoded back into the same text.
+        const ended = await live.next(endOf(requestId), 10_000)
+        if (ended.type !== 'exchange.ended') throw new Error('unreachable')
+        const captured = await traffic.exchange(ended.exchange.id)
+        expect(captured.response.body).toBe(text)
+      }
+    } finally {
+      live.close()
+    }
+    for (let turn = 0; turn < 2; turn++) {
+      const events = await collect(await client.responses.create({ model: DEFAULT_MODEL_ID, input: `streamed ${turn}`, instructions, stream: true }))
+      const echoed = events.flatMap((event) => ('response' in event ? [event.response.instructions] : []))
+      expect(echoed).toEqual([instructions, instructions, instructions])
+    }
   })
 
   for (const stream of [false, true]) {

@@ -4,6 +4,7 @@ import type { StoppedBy } from '../../shared/api/stream-notes'
 import type { GenerationRequest } from '../backends/generation-request'
 import type { GatewayError } from '../errors'
 import type { ErrorFormat } from '../http/error-format'
+import type { OutgoingJson } from '../http/json-splice'
 import type { CompletionContext } from '../pipeline/completion-context'
 import type { Frames } from '../sse/frames'
 
@@ -51,6 +52,11 @@ export interface WireFormat extends ErrorFormat {
   stream(context: CompletionContext): StreamEncoder
   /** The JSON reply (`stream: false`) of a finished or stopped generation. */
   json(context: CompletionContext, reply: AssembledReply): unknown
+  /**
+   * The JSON reply as sent; `JSON.stringify` of it when absent. A format whose reply repeats the
+   * request's long texts (a Responses object's instructions) sends their remembered JSON bytes.
+   */
+  jsonBody?: (body: unknown) => OutgoingJson
 }
 
 /** How a streamed reply ended, when it ended on its own or was stopped (a failure is `streamError`). */

@@ -53,6 +53,29 @@ describe('JsonTextCache', () => {
     expect(typeof again === 'object' && typeof first === 'object' && again.chunks.some((chunk) => first.chunks.includes(chunk))).toBe(true)
   })
 
+  it('writes a value echoing a text exactly as JSON.stringify does, remembering the text only when it is long', () => {
+    const cache = new JsonTextCache()
+    fc.assert(
+      fc.property(fc.oneof(longText, fc.string()), value, (echoed, rest) => {
+        const reply = { type: 'response.created', response: { id: 'resp_1', instructions: echoed, output: [rest] }, sequence_number: 0 }
+        const before = cache.size.entries
+        expect(cache.stringifyEchoing(reply, echoed)).toBe(JSON.stringify(reply))
+        const sent = cache.encodeEchoing(reply, echoed)
+        expect(typeof sent === 'string' ? sent : Buffer.concat(sent.bytes.chunks).toString()).toBe(JSON.stringify(reply))
+        if (typeof sent !== 'string') expect(sent.bytes.length).toBe(Buffer.byteLength(JSON.stringify(reply)))
+        if (echoed.length >= SHORTEST_KEPT_STRING) expect(cache.quote(echoed)).toBe(JSON.stringify(echoed))
+        else expect(cache.size.entries).toBe(before)
+      }),
+    )
+    const system = 'You are a coding agent. "Quote" me\n'.repeat(100)
+    const fresh = new JsonTextCache()
+    fresh.stringifyEchoing({ instructions: system }, system)
+    expect(fresh.size.entries).toBe(1)
+    expect(fresh.stringifyEchoing({ instructions: system, tools: [] }, system)).toBe(JSON.stringify({ instructions: system, tools: [] }))
+    expect(fresh.size.entries).toBe(1)
+    expect(fresh.stringifyEchoing({ instructions: null }, null)).toBe('{"instructions":null}')
+  })
+
   it('writes array holes and left-out values as JSON.stringify does', () => {
     const cache = new JsonTextCache()
     const v = { a: undefined, b: [undefined, () => 1, Symbol('s'), null, 1.5, -0, Number.NaN], c: { d: undefined }, e: new Date(0), 'k"\n': 'x'.repeat(600) }

@@ -85,6 +85,20 @@ export class JsonTextCache {
     return source !== undefined && source.raw.length < SHORTEST_KEPT_STRING ? JSON.stringify(value) : this.encode(value)
   }
 
+  /**
+   * `JSON.stringify(value)` for a value that repeats `echoed` (a reply holding one of its request's
+   * strings): walked for remembered strings when `echoed` is long enough to be one; otherwise
+   * `JSON.stringify` alone, which costs less than the walk on a value without long strings.
+   */
+  stringifyEchoing(value: unknown, echoed: string | null | undefined): string {
+    return isKept(echoed) ? this.stringify(value) : JSON.stringify(value)
+  }
+
+  /** `stringifyEchoing` for the socket: a long echoed text goes as its remembered bytes, neither encoded nor copied again. */
+  encodeEchoing(value: unknown, echoed: string | null | undefined): OutgoingJson {
+    return isKept(echoed) ? this.encode(value) : JSON.stringify(value)
+  }
+
   /** `JSON.stringify(text)`: remembered when the text is long. */
   quote(text: string): string {
     return text.length < SHORTEST_KEPT_STRING ? JSON.stringify(text) : this.remembered(text).json
@@ -170,6 +184,9 @@ function writeKept(kept: KeptJson, out: JsonChunkWriter, withBytes: boolean): vo
 
 const isLong = (value: unknown) => typeof value === 'string' && value.length >= SHORTEST_KEPT_STRING
 
+/** Whether a text a value repeats is long enough for its JSON to be kept (`…Echoing`). */
+const isKept = (echoed: string | null | undefined): boolean => echoed != null && echoed.length >= SHORTEST_KEPT_STRING
+
 /** Whether an array's item at `depth` is written on its own, not in a run of items: it holds a long string, or its JSON may be kept. */
 const writtenAlone = (item: unknown, depth: number): boolean => holdsLong(item) || (depth === ITEM_DEPTH && typeof item === 'object' && item !== null && Object.isFrozen(item))
 
@@ -192,9 +209,11 @@ function isPlain(value: object): boolean {
 }
 
 /**
- * The JSON text of the bodies sent to model servers, every form's, with the quoted form of long
- * strings remembered: a conversation's system prompt and history are sent again on every turn, and
- * quoting them was the costliest pass over the prompt on the request path (docs/benchmark.md).
- * One per process.
+ * The JSON text of what carries a conversation's long strings, with their quoted form remembered:
+ * the bodies sent to model servers, every form's, and the Responses objects that repeat a
+ * request's instructions to its client. A conversation's system prompt and history are sent again
+ * on every turn, and quoting them was the costliest pass over the prompt on the request path
+ * (docs/benchmark.md). One per process, so a text quoted for the model server is not quoted again
+ * for the client.
  */
-export const upstreamJson = new JsonTextCache()
+export const promptJson = new JsonTextCache()

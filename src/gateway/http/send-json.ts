@@ -1,9 +1,23 @@
 import type { ServerResponse } from 'node:http'
+import type { OutgoingJson } from './json-splice'
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const payload = JSON.stringify(body)
+/**
+ * Answer with `body` as JSON, written by `serialize` when given: one that gives JSON.stringify's
+ * text faster for what it knows, as text or as bytes partly at hand (a long text's remembered
+ * JSON), which go to the socket as they are.
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, serialize?: (body: unknown) => OutgoingJson): void {
+  const payload = serialize === undefined ? JSON.stringify(body) : serialize(body)
   res.statusCode = status
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
-  res.setHeader('Content-Length', Buffer.byteLength(payload))
-  res.end(payload)
+  if (typeof payload === 'string') {
+    res.setHeader('Content-Length', Buffer.byteLength(payload))
+    res.end(payload)
+    return
+  }
+  const { chunks, length } = payload.bytes
+  res.setHeader('Content-Length', length)
+  // Written in one tick, the pieces leave in one writev (Node corks the socket until the next tick).
+  for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i])
+  res.end(chunks[chunks.length - 1])
 }

@@ -5,6 +5,7 @@ import { runGeneration, startGeneration } from '../generation/run-generation'
 import { sendJson } from '../http/send-json'
 import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 import { HeaderName } from '../../shared/api/headers'
+import type { WireFormat } from '../endpoints/endpoint'
 
 /** A finished non-streaming reply: the endpoint's JSON object, and the model server that made it. */
 export interface JsonReply {
@@ -65,11 +66,11 @@ export async function generateJsonReply(
   }
 }
 
-/** Send a generated reply (when the client is still there to get it). */
-export function sendJsonReply(res: ServerResponse, reply: JsonReply | undefined): void {
+/** Send a generated reply (when the client is still there to get it), written as its API's wire format writes it. */
+export function sendJsonReply(res: ServerResponse, reply: JsonReply | undefined, wire: WireFormat): void {
   if (reply === undefined || res.destroyed) return
   if (reply.upstream !== undefined) res.setHeader(HeaderName.upstream, reply.upstream)
-  sendJson(res, 200, reply.body)
+  sendJson(res, 200, reply.body, wire.jsonBody)
 }
 
 /** Join streamed pieces into whole calls: id, type and name from the first, arguments appended. */

@@ -143,7 +143,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
       res.setHeader(HeaderName.requestId, participation.id)
       if (telemetry.wanted) telemetry.publish(accepted(participation.id, participation.role))
       whenClientLeaves(res, participation.leave)
-      sendJsonReply(res, await participation.reply)
+      sendJsonReply(res, await participation.reply, context.wire)
       return
     }
 
@@ -155,7 +155,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
       if (request.stream) {
         await respondWithStream(res, context, live, { pingIntervalMs: deps.pingIntervalMs, onEnd, onFirstToken })
       } else {
-        sendJsonReply(res, await generateJsonReply(context, live, onEnd, onFirstToken))
+        sendJsonReply(res, await generateJsonReply(context, live, onEnd, onFirstToken), context.wire)
       }
     } finally {
       stopOnLeave()

@@ -208,7 +208,7 @@ export class UpstreamBackend implements ModelBackend {
         try {
           for (const event of decoder.push(bytes)) {
             if (settled) return
-            if (event.kind === 'comment') continue
+            if (event.kind === 'comment' || (event.event !== undefined && mapper.unread?.has(event.event) === true)) continue
             if (event.data === '[DONE]') {
               if (!mapper.sawFinish) push(mapper.derivedFinish())
               return settle(undefined, true)

@@ -17,6 +17,12 @@ export interface UpstreamBodyOptions {
 /** Turns one streamed reply's decoded SSE data (parsed JSON) into gateway events. Stateful: one per reply. */
 export interface UpstreamStreamDecoder {
   events(chunk: unknown): GenerationEvent[]
+  /**
+   * Events of this SSE event name that carry nothing it reads: they are not parsed at all. A
+   * Responses server's first two events repeat the whole request's instructions and tools (an
+   * agent's system prompt, tens of KB), to be thrown away once parsed.
+   */
+  readonly unread?: ReadonlySet<string>
   /** Whether the server sent a finish reason: a clean close after one is a complete reply. */
   readonly sawFinish: boolean
   /** The finish for a stream that ended at `[DONE]` without one (marked derived). */

@@ -4,6 +4,7 @@ import type { SequencedEvent } from '../../../shared/api/responses-response'
 import { ResponsesForm } from '../../backends/upstream/forms/responses-form'
 import { internalError, type GatewayError } from '../../errors'
 import { OPENAI_ERRORS } from '../../http/error-format'
+import { promptJson } from '../../http/json-text'
 import type { CompletionContext } from '../../pipeline/completion-context'
 import { sseEvent } from '../../sse/frames'
 import type { AssembledReply, StreamEncoder, StreamEnding, WireFormat } from '../endpoint'
@@ -22,6 +23,7 @@ export const responsesWire: WireFormat = {
   streamError: (error) => sseEvent('error', JSON.stringify({ type: 'error', code: error.code, message: error.message, param: error.param, sequence_number: 0 })),
   stream: (context) => new ResponsesStreamEncoder(context),
   json: responseObject,
+  jsonBody: (body) => promptJson.encodeEchoing(body, instructionsOf(body)),
 }
 
 class ResponsesStreamEncoder implements StreamEncoder {
@@ -74,8 +76,19 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 }
 
+/**
+ * An event as its frame. The events that carry the response object (created, in_progress and the
+ * terminal one) repeat the request's instructions, an agent's whole system prompt: their JSON is
+ * the one kept for the model server's body, not quoted again three times per stream.
+ */
 function frameOf(event: SequencedEvent): string {
-  return sseEvent(event.type, JSON.stringify(event))
+  return sseEvent(event.type, promptJson.stringifyEchoing(event, 'response' in event ? event.response.instructions : undefined))
+}
+
+/** A response object's instructions (the reply handed on by another instance is plain JSON data). */
+function instructionsOf(body: unknown): string | undefined {
+  const instructions = typeof body === 'object' && body !== null ? (body as { instructions?: unknown }).instructions : undefined
+  return typeof instructions === 'string' ? instructions : undefined
 }
 
 /** A finish reason as a Responses ending: cut at the limit or by a filter is `incomplete`, anything else `completed`. */

@@ -1,5 +1,5 @@
 import { spliceClientMembers, type OutgoingJson } from '../../../http/json-splice'
-import { upstreamJson } from '../../../http/json-text'
+import { promptJson } from '../../../http/json-text'
 import type { GenerationRequest } from '../../generation-request'
 import { reasoningOf, UpstreamChunkMapper, upstreamUsage } from '../map-upstream-chunk'
 import { promptOfKind, type UpstreamBodyOptions, type UpstreamForm, type WholeReply } from '../upstream-form'
@@ -44,7 +44,7 @@ export function chatCompletionsBody(request: GenerationRequest, options: Upstrea
     if (prompt.parallelToolCalls !== undefined) body.parallel_tool_calls = prompt.parallelToolCalls
   }
   if (request.user !== undefined) body.user = request.user
-  return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => upstreamJson.stringify(value)) ?? upstreamJson.encodeFrom(body, request.source)
+  return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => promptJson.stringify(value)) ?? promptJson.encodeFrom(body, request.source)
 }
 
 const SPLICED_MEMBERS = ['messages', 'tools']

@@ -2,7 +2,7 @@ import type { ToolCallDelta } from '../../../../shared/api/chat-response'
 import { chatUsageOf, finishReasonOf } from '../../../../shared/api/messages-chat-terms'
 import type { Tokenizer } from '../../../tokens/tokenizer'
 import { spliceClientMembers, type OutgoingJson } from '../../../http/json-splice'
-import { upstreamJson } from '../../../http/json-text'
+import { promptJson } from '../../../http/json-text'
 import type { GenerationEvent } from '../../model-backend'
 import type { UpstreamBodyOptions, UpstreamForm, UpstreamStreamDecoder, WholeReply } from '../upstream-form'
 
@@ -27,7 +27,7 @@ export function messagesForm(clientBody: Record<string, unknown>): UpstreamForm 
         stream: request.stream,
       }
       // The conversation is the client's own value: its bytes go as they came (http/json-splice.ts).
-      return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => upstreamJson.stringify(value)) ?? upstreamJson.encodeFrom(body, request.source)
+      return spliceClientMembers(request.source, body, SPLICED_MEMBERS, (value) => promptJson.stringify(value)) ?? promptJson.encodeFrom(body, request.source)
     },
     decoder: (tokenizer) => new MessagesStreamDecoder(tokenizer),
     whole: wholeMessage,

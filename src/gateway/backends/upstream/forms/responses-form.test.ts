@@ -23,6 +23,15 @@ describe('a model server’s Responses events as generation events', () => {
     expect(decoder.sawFinish).toBe(true)
   })
 
+  it('leaves unparsed only events it would make nothing of (the opening response objects)', () => {
+    const decoder = new ResponsesEventDecoder(o200kTokenizer)
+    expect([...decoder.unread]).toEqual(['response.created', 'response.in_progress'])
+    for (const type of decoder.unread) {
+      expect(decoder.events({ type, response: { id: 'resp_x', status: 'in_progress', instructions: 'x'.repeat(4096), output: [], usage: null } })).toEqual([])
+    }
+    expect(decoder.sawFinish).toBe(false)
+  })
+
   it('reads a response cut at its limit as length', () => {
     const decoder = new ResponsesEventDecoder(o200kTokenizer)
     expect(decoder.events({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } })).toEqual([

@@ -6,7 +6,7 @@ import type { GenerationRequest, MessagesPrompt } from '../../generation-request
 import type { GenerationEvent } from '../../model-backend'
 import { Derived } from '../../../../shared/api/element-results'
 import { internalError } from '../../../errors'
-import { upstreamJson } from '../../../http/json-text'
+import { promptJson } from '../../../http/json-text'
 import type { OutgoingJson } from '../../../http/json-splice'
 import type { UpstreamBodyOptions, UpstreamForm, UpstreamStreamDecoder, WholeReply } from '../upstream-form'
 
@@ -42,7 +42,7 @@ export class ResponsesForm implements UpstreamForm {
     if (responses.textFormat !== undefined) body.text = { format: responses.textFormat }
     if (responses.reasoningEffort !== undefined) body.reasoning = { effort: responses.reasoningEffort }
     if (request.user !== undefined) body.user = request.user
-    return upstreamJson.encodeFrom(body, request.source)
+    return promptJson.encodeFrom(body, request.source)
   }
 
   decoder(tokenizer: Tokenizer): UpstreamStreamDecoder {
@@ -104,6 +104,9 @@ const callItems = new Derived((call: NonNullable<ChatMessage['tool_calls']>[numb
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '')
 
+/** The events that open a reply, before any output: each a response object repeating the request, which the gateway does not read. */
+const UNREAD_EVENTS: ReadonlySet<string> = new Set(['response.created', 'response.in_progress'])
+
 /**
  * A server's Responses events as gateway events: text and reasoning deltas (summary or raw
  * reasoning text alike), each function call as tool-call pieces (its first piece with the call's
@@ -111,6 +114,7 @@ const stringOf = (value: unknown): string => (typeof value === 'string' ? value 
  * is the server's failure mid-reply. Stateful: one per reply.
  */
 export class ResponsesEventDecoder implements UpstreamStreamDecoder {
+  readonly unread = UNREAD_EVENTS
   private finished = false
   /** output_index → the call's index among this reply's calls. */
   private readonly callAt = new Map<number, number>()

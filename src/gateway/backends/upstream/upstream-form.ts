@@ -18,9 +18,9 @@ export interface UpstreamBodyOptions {
 export interface UpstreamStreamDecoder {
   events(chunk: unknown): GenerationEvent[]
   /**
-   * Events of this SSE event name that carry nothing it reads: they are not parsed at all. A
-   * Responses server's first two events repeat the whole request's instructions and tools (an
-   * agent's system prompt, tens of KB), to be thrown away once parsed.
+   * SSE event names whose events carry nothing it reads: such events are skipped unparsed. A
+   * Responses server's first two events repeat the request's whole instructions and tools (an
+   * agent's system prompt, tens of KB), which parsing would only make to throw away.
    */
   readonly unread?: ReadonlySet<string>
   /** Whether the server sent a finish reason: a clean close after one is a complete reply. */

@@ -1,5 +1,6 @@
 import type { ReplicaStatus } from '../../../shared/api/health'
 import { SseDecoder } from '../../../shared/sse/sse-decoder'
+import { parseWholeReply } from './parse-whole-reply'
 import { GatewayError } from '../../errors'
 import type { Tokenizer } from '../../tokens/tokenizer'
 import type { EmbeddingsJob, EmbeddingsResult, GenerationEvent, GenerationEventSink, GenerationInput, ModelBackend, StartedGeneration } from '../model-backend'
@@ -273,7 +274,7 @@ export class UpstreamBackend implements ModelBackend {
     input.observer?.receivedBody(text)
     let parsed: unknown
     try {
-      parsed = JSON.parse(text)
+      parsed = parseWholeReply(text, form.unreadMembers)
     } catch {
       throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply was not valid JSON')
     }

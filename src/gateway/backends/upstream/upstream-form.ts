@@ -59,6 +59,8 @@ export interface UpstreamForm {
   decoder(tokenizer: Tokenizer): UpstreamStreamDecoder
   /** A JSON reply; undefined when it holds no reply (no choices). */
   whole(reply: unknown): WholeReply | undefined
+  /** Top-level members of a JSON reply that `whole` never reads (what it repeats of the request): left unparsed when long (parse-whole-reply.ts). */
+  readonly unreadMembers?: ReadonlySet<string>
 }
 
 /**

@@ -21,6 +21,7 @@ import type { UpstreamBodyOptions, UpstreamForm, UpstreamStreamDecoder, WholeRep
 export class ResponsesForm implements UpstreamForm {
   readonly path = '/responses'
   readonly mayBeMissing = true
+  readonly unreadMembers = UNREAD_REPLY_MEMBERS
 
   constructor(readonly responses: ResponsesRequest) {}
 
@@ -103,6 +104,9 @@ const callItems = new Derived((call: NonNullable<ChatMessage['tool_calls']>[numb
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '')
+
+/** What a response object repeats of its request, which `wholeResponse` never reads. */
+const UNREAD_REPLY_MEMBERS: ReadonlySet<string> = new Set(['instructions', 'tools'])
 
 /** The events that open a reply, before any output: each a response object repeating the request, which the gateway does not read. */
 const UNREAD_EVENTS: ReadonlySet<string> = new Set(['response.created', 'response.in_progress'])

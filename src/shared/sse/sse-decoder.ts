@@ -1,3 +1,5 @@
+import { LineEnds } from './line-ends'
+
 /**
  * A server-sent-events decoder: bytes → lines → events, as the WHATWG spec reads a stream.
  * Handles CRLF, CR and LF line ends, chunks split anywhere (inside a line, inside a multi-byte
@@ -9,8 +11,6 @@
  * Past either, `push` throws an `SseLimitError` (and so does every later push): the reader treats
  * the stream as broken, which for a model server's reply is an `upstream_error`.
  */
-import { LineEnds } from './line-ends'
-
 export type SseEvent = { kind: 'data'; data: string; event?: string } | { kind: 'comment'; text: string }
 
 /** The longest line the decoder holds (UTF-16 code units, ≥ 1 MiB of UTF-8): a real chunk is a few KB. */

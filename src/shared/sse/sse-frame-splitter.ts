@@ -1,3 +1,5 @@
+import { LineEnds } from './line-ends'
+
 /**
  * Cuts a server-sent-events stream into its frames' exact text: everything up to and including
  * the blank line that ends each event, line ends as sent (LF, CRLF or CR). The inspector shows
@@ -7,8 +9,6 @@
  * Blank lines with nothing before them (allowed by the SSE spec, never sent by Mortar) belong to
  * the frame that follows them.
  */
-import { LineEnds } from './line-ends'
-
 export class SseFrameSplitter {
   private readonly text = new TextDecoder()
   private buffer = ''

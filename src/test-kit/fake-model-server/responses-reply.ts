@@ -21,7 +21,7 @@ let responseCounter = 0
  * `instructions` and `tools`, as vLLM's and OpenAI's do: an agent's whole system prompt comes back
  * in the JSON reply and in three events of a stream.
  */
-export function fakeResponsesReply(behavior: FakeBehavior, model: string, request: Record<string, unknown> = {}): FakeResponsesReply {
+export function fakeResponsesReply(behavior: FakeBehavior, model: string, request: Record<string, unknown>): FakeResponsesReply {
   const id = `resp_fake${++responseCounter}`
   const events: Array<Record<string, unknown>> = []
   const output: Array<Record<string, unknown>> = []

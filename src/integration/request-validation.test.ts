@@ -322,13 +322,15 @@ describe('413: a body over the limit', () => {
       const refused = await connection.readResponse()
       if (refused === 'closed') throw new Error('the connection closed without a response')
       expect(refused.status).toBe(413)
+      // A client that writes its whole body before it reads (Python's requests does) must be able
+      // to: a reset while it writes fails that write, and it never reads the 413.
+      expect(await sending, 'the gateway reset the connection while the client was still sending its body').toBe('sent')
       if (refused.headers.get('connection')?.toLowerCase() === 'close') {
         // The gateway said it closes the connection: it must do so.
         expect(await connection.readResponse()).toBe('closed')
         return
       }
-      // It said keep-alive: it must take the rest of the body and answer the next request.
-      expect(await sending, 'the 413 said keep-alive, but the gateway stopped reading the body and dropped the connection').toBe('sent')
+      // It said keep-alive: it must answer the next request.
       connection.send(gw.ownerKey, JSON.stringify(body()))
       const next = await connection.readResponse()
       if (next === 'closed') throw new Error('the 413 said keep-alive, but the connection closed before the next answer')
@@ -339,15 +341,24 @@ describe('413: a body over the limit', () => {
   })
 })
 
-/** HTTP/1.1 by hand on one socket: requests written as bytes, responses read by Content-Length. */
+/**
+ * HTTP/1.1 by hand on one socket: requests written as bytes, responses read by Content-Length. Its
+ * side stays open when the gateway ends its own, so a body is sent whole whatever the answer.
+ */
 class RawConnection {
   private buffer = Buffer.alloc(0)
   private closed = false
+  /** The gateway ended its side: no more answers come. */
+  private ended = false
   private wake: () => void = () => undefined
 
   private constructor(private readonly socket: Socket) {
     socket.on('data', (data: Buffer) => {
       this.buffer = Buffer.concat([this.buffer, data])
+      this.wake()
+    })
+    socket.on('end', () => {
+      this.ended = true
       this.wake()
     })
     socket.on('close', () => {
@@ -360,7 +371,7 @@ class RawConnection {
 
   static async open(url: string): Promise<RawConnection> {
     const { hostname, port } = new URL(url)
-    const socket = connect(Number(port), hostname)
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true })
     await once(socket, 'connect')
     return new RawConnection(socket)
   }
@@ -403,7 +414,7 @@ class RawConnection {
     return this.closed ? 'closed' : 'sent'
   }
 
-  /** The next response, or 'closed' when the connection ends before a whole one arrives. */
+  /** The next response, or 'closed' when the gateway ends the connection before a whole one arrives. */
   async readResponse(): Promise<Response | 'closed'> {
     for (;;) {
       const end = this.buffer.indexOf('\r\n\r\n')
@@ -421,7 +432,7 @@ class RawConnection {
           return new Response(bodyBytes, { status: Number(statusLine.split(' ')[1]), headers })
         }
       }
-      if (this.closed) return 'closed'
+      if (this.closed || this.ended) return 'closed'
       await new Promise<void>((resolve) => (this.wake = resolve))
     }
   }

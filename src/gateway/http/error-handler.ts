@@ -6,6 +6,7 @@ import { GatewayError, internalError } from '../errors'
 import { errorFormatOf } from './error-format'
 import { sendJson } from './send-json'
 import { errnoCode } from '../errno-code'
+import { closeAfterBody } from './close-after-body'
 
 /**
  * The one place where errors become responses. A GatewayError becomes its endpoint's envelope
@@ -30,8 +31,11 @@ export function sendError(error: unknown, req: IncomingMessage, res: ServerRespo
   // (an Anthropic envelope has no `code`): what the client list and the record say comes from it.
   recorderOf(req)?.refused(gatewayError)
   res.setHeader(MortarHeader.shouldRetry, String(gatewayError.retryable))
-  // The rest of an oversized body is never read, so this connection cannot carry another request.
-  if (gatewayError.status === 413) res.setHeader('Connection', 'close')
+  // The rest of an oversized body is not parsed, so this connection cannot carry another request.
+  if (gatewayError.status === 413) {
+    res.setHeader('Connection', 'close')
+    closeAfterBody(req)
+  }
   sendJson(res, gatewayError.status, format.body(gatewayError))
 }
 

@@ -47,7 +47,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number, known: K
   // Every JSON body is read here, so this is where capture keeps it: as received, even when refused.
   const recorder = recorderOf(req)
   if (recorder !== undefined) recorder.requestBody = raw
-  // The rest is never read: the 413 closes the connection (error-handler.ts).
+  // The rest is read and dropped while the 413 closes the connection (close-after-body.ts).
   if (overflowed) throw tooLarge(limit)
   const large = raw.length > LARGE_BODY_BYTES
   if (large) await yieldToEventLoop()

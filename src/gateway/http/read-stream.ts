@@ -14,9 +14,9 @@ export const GATHER_IN_PLACE_AFTER_BYTES = 1024 * 1024
  * `data`/`end` listeners rather than `for await`: the body usually comes in one chunk, and the
  * async iterator's promise per chunk was a measurable share of each request (docs/benchmark.md).
  *
- * Past the limit it stops: the stream is paused (so the sender's writes back up instead of racing
- * a reply that closes the connection) and `overflowed` is set, with the bytes read before. Rejects
- * when the stream fails or closes before its end (code ECONNRESET: the other side left).
+ * Past the limit it stops: the stream is paused (what becomes of the rest is the caller's to say)
+ * and `overflowed` is set, with the bytes read before. Rejects when the stream fails or closes
+ * before its end (code ECONNRESET: the other side left).
  * `declaredBytes`: the length the body declared (Content-Length), when within the limit.
  */
 export function readStream(stream: Readable, limit: number, declaredBytes?: number): Promise<{ bytes: Buffer; overflowed: boolean }> {

@@ -374,6 +374,38 @@ describe('capture of an upstream deployment', () => {
     }
   })
 
+  it('a Responses reply repeating long instructions: both replies kept exactly as sent and read, a key in them as its hint', async () => {
+    const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
+    // A server that speaks the Responses API itself, as vLLM does: its reply repeats the instructions.
+    fake.behavior.speaksResponses = true
+    try {
+      const key = upstream.ownerKey
+      const hint = `…${key.slice(-4)} (${key.length} characters)`
+      // Long enough (≥1 KB) that the gateway writes its reply from the instructions' kept bytes;
+      // the model server's reply repeats them too. Once with a key pasted in, once without.
+      for (const instructions of ['You are a coding agent. Keep C:\\paths as they are.\n'.repeat(60), `Context. ${'Keep going. '.repeat(150)} ${key}`]) {
+        const id = requestId()
+        const response = await fetch(`${upstream.url}/v1/responses`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': id },
+          body: JSON.stringify({ model: DEFAULT_MODEL_ID, instructions, input: 'go on', max_output_tokens: 16 }),
+        })
+        expect(response.status).toBe(200)
+        const sent = await response.text()
+        expect((JSON.parse(sent) as { instructions: string }).instructions).toBe(instructions)
+        const exchange = await captured(upstream, id, upstreamLive)
+        const serverReply = exchange.upstream?.response_body ?? ''
+        expect((JSON.parse(serverReply) as { instructions: string }).instructions).toBe(instructions.replaceAll(key, hint))
+        expect(exchange.response.body).toBe(sent.replaceAll(key, hint))
+        expect(JSON.stringify(exchange)).not.toContain(key)
+        expect(exchange.size_bytes).toBe(exchangeSize(exchange))
+      }
+    } finally {
+      fake.behavior.speaksResponses = false
+      upstreamLive.close()
+    }
+  })
+
   it('an agent\'s next turns, read without decoding what they repeat, are kept exactly as sent, a key in a new turn as its hint', async () => {
     const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
     try {

@@ -59,8 +59,8 @@ export interface UpstreamObserver {
   responded(status: number, rawHeaders: readonly string[]): void
   /** A piece of a streamed reply, as read from the socket. */
   received(bytes: Buffer): void
-  /** A reply read whole (JSON, or an error body). */
-  receivedBody(text: string): void
+  /** A reply read whole (JSON, or an error body), with the bytes it was decoded from when at hand. */
+  receivedBody(text: string, bytes?: Buffer): void
 }
 
 /**

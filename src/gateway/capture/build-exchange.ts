@@ -32,7 +32,9 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const isStream = String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')
   const written = recorder.frames.frames()
   const frames = isStream ? capturedFrames(written) : []
-  const responseBody = isStream || written.length === 0 ? null : written.map((frame) => textOf(frame.raw)).join('')
+  // A JSON reply written from pieces at hand is kept as those pieces, whole (its frames all kept).
+  const reply = !isStream && recorder.frames.droppedSize === 0 ? recorder.replyJson : undefined
+  const responseBody = reply !== undefined ? reply.text : isStream || written.length === 0 ? null : written.map((frame) => textOf(frame.raw)).join('')
   const generation = final ? recorder.generationFacts() : undefined
   const error = status !== null && status >= 400 && !isStream ? (recorder.refusal ?? errorOfBody(responseBody)) : (generation?.error ?? null)
 
@@ -82,7 +84,13 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const { upstream } = recorder
   // Bytes at hand are searched as bytes: searching a text decoded in pieces would first join them.
   const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !bytesHoldSecret(requestBody, secrets)
-  const redacted = redactExchange(exchange, secrets, { modelBody: recorder.sentBodyHoldsSecret() === false, requestBody: requestClean })
+  const replyBytes = upstream?.responseBytes
+  const redacted = redactExchange(exchange, secrets, {
+    modelBody: recorder.sentBodyHoldsSecret() === false,
+    requestBody: requestClean,
+    responseBody: reply !== undefined && !bytesHoldSecret(reply.bytes, secrets),
+    upstreamReply: replyBytes !== undefined && !bytesHoldSecret(replyBytes, secrets),
+  })
   // Sizes the stages handed over, for the texts redaction left as they were. The body sent is
   // the model body too (one string): measured once, if the backend did not say.
   const sentBytes = upstream === undefined ? undefined : (upstream.bodyChunks?.length ?? Buffer.byteLength(recorder.sentBody() ?? ''))
@@ -91,6 +99,8 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     requestBody: redacted.request.body === received ? requestBytes : undefined,
     modelBody: upstream !== undefined && redacted.model_body === upstream.body ? sentBytes : undefined,
     upstreamBody: upstream !== undefined && redacted.upstream?.body === upstream.body ? sentBytes : undefined,
+    responseBody: reply !== undefined && redacted.response.body === responseBody ? reply.bytes.length : undefined,
+    upstreamReply: replyBytes !== undefined && redacted.upstream?.response_body === upstream?.responseBody ? decodedSize(replyBytes) : undefined,
   }
   return fitExchange(redacted, maxBytes, { frames: dropped, bytes: droppedBytes, cut: recorder.requestBodyCut }, known)
 }
@@ -111,9 +121,16 @@ export function knownBytesOf(recorder: ExchangeRecorder, exchange: Exchange): Kn
   const kept = exchange.upstream?.body
   const asSent = sent?.bodyChunks !== undefined && sentText !== undefined && kept !== undefined && kept.length === sentText.length && kept === sentText
   const model = exchange.model_body
+  const reply = recorder.replyJson
+  const replyText = exchange.response.body
+  const asWritten = reply !== undefined && replyText !== null && replyText.length === reply.text.length && replyText === reply.text
+  const serverReply = exchange.upstream?.response_body
+  const asRead = sent?.responseBytes !== undefined && serverReply != null && serverReply.length === sent.responseBody?.length && serverReply === sent.responseBody
   return {
     requestBody: asReceived ? requestBody : undefined,
     sentBody: asSent ? sent.bodyChunks : undefined,
+    responseBody: asWritten ? reply.bytes : undefined,
+    upstreamReply: asRead ? sent.responseBytes : undefined,
     modelBodySent: kept !== undefined && model !== null && model.length === kept.length && model === kept,
   }
 }

@@ -1,4 +1,4 @@
-import type { ByteChunks } from '../http/json-chunks'
+import type { ByteChunks, SplicedJson } from '../http/json-chunks'
 import { asciiText } from '../http/decode-in-pieces'
 import { receivedUrlOf } from '../http/v1-aliases'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -56,6 +56,8 @@ export interface UpstreamRecording {
   rawHeaders: readonly string[]
   frames: FrameLog
   responseBody: string | null
+  /** The bytes `responseBody` was decoded from, when the backend had them. */
+  responseBytes?: Buffer | undefined
 }
 
 export interface RecorderHooks {
@@ -120,6 +122,11 @@ export class ExchangeRecorder implements UpstreamObserver {
   generation: GenerationEnd | undefined
   modelBody: (() => string) | undefined
   upstream: UpstreamRecording | undefined
+  /**
+   * The JSON reply, when it was written partly from bytes at hand: its text is made of the pieces
+   * it was written from, rather than decoded from the frames, and its bytes are those sent.
+   */
+  replyJson: SplicedJson | undefined
   ttftMs: number | null = null
   endedAt: number | null = null
   /** Undefined unless someone follows this exchange: each frame costs one check otherwise. */
@@ -296,8 +303,10 @@ export class ExchangeRecorder implements UpstreamObserver {
     if (this.watchers !== undefined) for (const watcher of this.watchers) watcher.frame('upstream', frame)
   }
 
-  receivedBody(text: string): void {
-    if (this.upstream !== undefined) this.upstream.responseBody = text
+  receivedBody(text: string, bytes?: Buffer): void {
+    if (this.upstream === undefined) return
+    this.upstream.responseBody = text
+    this.upstream.responseBytes = bytes
   }
 
   private record(chunk: unknown): void {

@@ -5,14 +5,20 @@ import type { ByteChunks } from '../http/json-chunks'
 /**
  * What the recorder knows of an exchange's long texts, so that a store need not find it out by
  * comparing or encoding them (texts made of pieces would be joined first, each a copy of up to the
- * whole body): the bytes of the body as received, when the reader did not decode it, and of the
- * body sent (ASCII both: one byte per character), and whether the model body is the body sent.
+ * whole body): the bytes of the body as received, when the reader did not decode it, of the body
+ * sent, of a JSON reply written from pieces, and of the model server's reply read whole; and
+ * whether the model body is the body sent. A store copies bytes only where they are ASCII (as
+ * many bytes as characters), and encodes the text otherwise.
  */
 export interface KnownBytes {
   /** Exactly the bytes of `exchange.request.body`. */
   readonly requestBody?: Buffer | undefined
   /** Exactly the bytes of `exchange.upstream.body`. */
   readonly sentBody?: Buffer | ByteChunks | undefined
+  /** Exactly the bytes of `exchange.response.body` (a JSON reply written from pieces at hand). */
+  readonly responseBody?: ByteChunks | undefined
+  /** Exactly the bytes of `exchange.upstream.response_body`. */
+  readonly upstreamReply?: Buffer | undefined
   /** `exchange.model_body` is `exchange.upstream.body`. */
   readonly modelBodySent: boolean
 }

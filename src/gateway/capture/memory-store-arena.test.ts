@@ -198,6 +198,28 @@ describe('MemoryStore arena', () => {
     expect(store.get(owner, exchange.id)).toStrictEqual(exchange)
   })
 
+  it('copies the bytes of a JSON reply written from pieces and of the model server\'s reply read whole, and reads them back exactly', () => {
+    const next = random(6)
+    const store = new MemoryStore({ max_bytes: 400_000, max_exchanges: 100 }, 4_096)
+    const added = new Map<string, Exchange>()
+    for (let i = 0; i < 40; i++) {
+      const ascii = i % 3 !== 2
+      const piece = () => (ascii ? 'y'.repeat(Math.floor(next() * 6_000)) + `{"r":${i}}` : text(next, Math.floor(next() * 6_000)))
+      const pieces = Array.from({ length: 1 + Math.floor(next() * 4) }, piece)
+      const written = pieces.reduce((joined, one) => joined + one, '')
+      const serverReply = piece()
+      const base = randomExchange(next)
+      const exchange = {
+        ...base,
+        response: { headers: [], frames: [], body: written },
+        upstream: { replica: 'r1', body: base.upstream?.body ?? 'sent', status: 200, headers: [], frames: [], response_body: serverReply },
+      }
+      added.set(exchange.id, exchange)
+      store.add(exchange, { responseBody: new ByteChunks(pieces.map((one) => Buffer.from(one))), upstreamReply: Buffer.from(serverReply), modelBodySent: false })
+    }
+    expectExact(store, added)
+  })
+
   it('searches texts kept in the arena, a stream frame by frame', () => {
     const store = new MemoryStore({ max_bytes: 1e6, max_exchanges: 100 }, 4_096)
     const long = 'a haystack '.repeat(300)

@@ -198,7 +198,7 @@ export class MemoryStore implements ExchangeStore {
         // The same text twice (the body sent is often the model body) is kept once: as the
         // recorder knows it, else as a comparison finds it.
         const same = known === undefined ? texts.indexOf(text) : i === UPSTREAM_BODY && known.modelBodySent ? MODEL_BODY : i
-        const bytes = i === REQUEST_BODY ? known?.requestBody : i === UPSTREAM_BODY || (i === MODEL_BODY && known?.modelBodySent === true) ? known?.sentBody : undefined
+        const bytes = knownBytesAt(i, known)
         if (same < i) span = spanAt(spans, same)
         // Bytes at hand that are ASCII (one byte per character) are copied as they are.
         else if (bytes !== undefined && bytes.length === text.length) span = this.copy(bytes, text.length)
@@ -352,4 +352,23 @@ function shift(entry: Entry, delta: number): void {
   for (let i = 0; i < texts.spans.length; i += 3) if ((texts.spans[i] as number) >= 0) texts.spans[i] = (texts.spans[i] as number) - delta
   if (texts.responseFrames !== undefined) texts.responseFrames.span[0] -= delta
   if (texts.upstreamFrames !== undefined) texts.upstreamFrames.span[0] -= delta
+}
+
+/** The bytes at hand of the text at `index`, when the stages handed them over. */
+function knownBytesAt(index: number, known: KnownBytes | undefined): Buffer | ByteChunks | undefined {
+  if (known === undefined) return undefined
+  switch (index) {
+    case REQUEST_BODY:
+      return known.requestBody
+    case MODEL_BODY:
+      return known.modelBodySent ? known.sentBody : undefined
+    case UPSTREAM_BODY:
+      return known.sentBody
+    case RESPONSE_BODY:
+      return known.responseBody
+    case UPSTREAM_RESPONSE_BODY:
+      return known.upstreamReply
+    default:
+      return undefined
+  }
 }

@@ -141,16 +141,25 @@ export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly st
   return filled > 0 && holds(window.subarray(0, filled))
 }
 
+/** Texts of an exchange already searched in their bytes, found to hold no secret. */
+export interface CleanTexts {
+  modelBody?: boolean
+  requestBody?: boolean
+  responseBody?: boolean
+  upstreamReply?: boolean
+}
+
 /**
  * Every text of an exchange with the secrets its client sent as credentials replaced by their
  * hints: the body as received, what the model saw (a copy of it), and whatever the reply repeats
  * of it (a model echoing a prompt). A frame is copied only when it holds a secret; a secret split
  * across two frames is not found (no frame holds it whole). `clean`: texts already searched in
- * their bytes, that hold none — the body sent (searching a spliced body's text would first copy it
- * whole) and the body as received when it was decoded in pieces (likewise). Texts that hold no
- * secret stay the very strings they were, and an exchange with none is returned as it is.
+ * their bytes, that hold none — the body sent and a JSON reply written from pieces (searching a
+ * text of pieces would first copy it whole), the body as received when it was decoded in pieces
+ * (likewise), and a model server's reply read whole. Texts that hold no secret stay the very
+ * strings they were, and an exchange with none is returned as it is.
  */
-export function redactExchange(exchange: Exchange, secrets: readonly string[], clean: { modelBody?: boolean; requestBody?: boolean } = {}): Exchange {
+export function redactExchange(exchange: Exchange, secrets: readonly string[], clean: CleanTexts = {}): Exchange {
   const modelBodyClean = clean.modelBody === true
   const wanted = searchable(secrets)
   if (wanted.length === 0) return exchange
@@ -160,11 +169,11 @@ export function redactExchange(exchange: Exchange, secrets: readonly string[], c
   const { upstream, request, response } = exchange
   const requestBody = clean.requestBody === true ? request.body : text(request.body)
   const modelBody = modelBodyClean ? exchange.model_body : orNull(exchange.model_body)
-  const responseBody = orNull(response.body)
+  const responseBody = clean.responseBody === true ? response.body : orNull(response.body)
   const responseFrames = frames(response.frames)
   // The body sent is the model body (one string) when a model server was sent it: searched once.
   const sentBody = upstream === null ? null : modelBodyClean || upstream.body === exchange.model_body ? (modelBody ?? upstream.body) : text(upstream.body)
-  const upstreamReply = upstream === null ? null : orNull(upstream.response_body)
+  const upstreamReply = upstream === null ? null : clean.upstreamReply === true ? upstream.response_body : orNull(upstream.response_body)
   const upstreamFrames = upstream === null ? null : frames(upstream.frames)
   const same =
     requestBody === request.body &&

@@ -19,6 +19,8 @@ export interface KnownSizes {
   requestBody?: number | undefined
   modelBody?: number | undefined
   upstreamBody?: number | undefined
+  responseBody?: number | undefined
+  upstreamReply?: number | undefined
 }
 
 const NONE: KnownSizes = {}
@@ -38,12 +40,12 @@ export function exchangeSize(exchange: Exchange, known: KnownSizes = NONE): numb
   size += Buffer.byteLength(exchange.request.url) + (known.requestBody ?? Buffer.byteLength(exchange.request.body))
   size += headersSize(exchange.request.headers) + headersSize(exchange.response.headers)
   if (exchange.model_body !== null) size += known.modelBody ?? Buffer.byteLength(exchange.model_body)
-  if (exchange.response.body !== null) size += Buffer.byteLength(exchange.response.body)
+  if (exchange.response.body !== null) size += known.responseBody ?? Buffer.byteLength(exchange.response.body)
   size += framesSize(exchange.response.frames)
   const { upstream } = exchange
   if (upstream !== null) {
     size += (known.upstreamBody ?? Buffer.byteLength(upstream.body)) + headersSize(upstream.headers) + framesSize(upstream.frames)
-    if (upstream.response_body !== null) size += Buffer.byteLength(upstream.response_body)
+    if (upstream.response_body !== null) size += known.upstreamReply ?? Buffer.byteLength(upstream.response_body)
   }
   return size
 }
@@ -85,6 +87,8 @@ export function fitExchange(
       requestBody: kept(exchange.request.body, out.request.body, known.requestBody),
       modelBody: kept(exchange.model_body, out.model_body, known.modelBody),
       upstreamBody: kept(exchange.upstream?.body, out.upstream?.body, known.upstreamBody),
+      responseBody: kept(exchange.response.body, out.response.body, known.responseBody),
+      upstreamReply: kept(exchange.upstream?.response_body, out.upstream?.response_body, known.upstreamReply),
     }
     let current = exchangeSize(out, sizes)
     const reply = [...out.response.frames]

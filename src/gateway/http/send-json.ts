@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { OutgoingJson } from './json-splice'
+import { recorderOf } from '../capture/exchange-recorder'
 
 /**
  * Answer with `body` as JSON, written by `serialize` when given: one that gives JSON.stringify's
@@ -15,6 +16,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, ser
     res.end(payload)
     return
   }
+  // Capture keeps the text it was written from, and these bytes, rather than decode what it sees written.
+  const recorder = recorderOf(res.req)
+  if (recorder !== undefined) recorder.replyJson = payload
   const { chunks, length } = payload.bytes
   res.setHeader('Content-Length', length)
   // Written in one tick, the pieces leave in one writev (Node corks the socket until the next tick).

@@ -269,12 +269,12 @@ export class UpstreamBackend implements ModelBackend {
   private async wholeEvents(res: UpstreamReply, form: UpstreamForm, replica: Replica, cap: number, input: GenerationInput): Promise<GenerationEvent[]> {
     const { tokenizer } = this.options
     const { signal } = input
-    const text = await readWholeReply(res, replica, signal)
-    if (text === undefined) return []
-    input.observer?.receivedBody(text)
+    const body = await readWholeReply(res, replica, signal)
+    if (body === undefined) return []
+    input.observer?.receivedBody(body.text, body.bytes)
     let parsed: unknown
     try {
-      parsed = parseWholeReply(text, form.unreadMembers)
+      parsed = parseWholeReply(body, form.unreadMembers)
     } catch {
       throw upstreamFailed(replica.id, res.statusCode ?? 200, 'its reply was not valid JSON')
     }

@@ -106,9 +106,10 @@ interface UpstreamEmbedding {
 
 /** The reply's vectors in input order, and its usage (the server's, else the gateway's count). */
 async function readVectors(res: UpstreamReply, replica: Replica, job: EmbeddingsJob, tokenizer: Tokenizer): Promise<Omit<EmbeddingsResult, 'upstream'>> {
-  const text = await readWholeReply(res, replica, job.signal)
-  if (text === undefined) return { vectors: [], promptTokens: 0, usageSource: 'estimate' }
-  job.observer?.receivedBody(text)
+  const body = await readWholeReply(res, replica, job.signal)
+  if (body === undefined) return { vectors: [], promptTokens: 0, usageSource: 'estimate' }
+  const { text } = body
+  job.observer?.receivedBody(text, body.bytes)
   const fail = (detail: string) => upstreamFailed(replica.id, res.statusCode ?? 200, detail)
   let reply: { data?: unknown; usage?: { prompt_tokens?: unknown } }
   try {

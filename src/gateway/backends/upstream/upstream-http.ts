@@ -254,14 +254,19 @@ function targetOf(replica: Replica, path: string): Target {
 
 /** Read a response body in full, up to `limit` bytes (the rest is cut: the connection is closed). */
 export async function readBody(res: UpstreamReply, limit: number): Promise<string> {
+  return (await readBodyBytes(res, limit)).toString('utf8')
+}
+
+/** `readBody`'s bytes, undecoded. */
+export async function readBodyBytes(res: UpstreamReply, limit: number): Promise<Buffer> {
   const whole = res instanceof Http1Reply ? res.takeWhole(limit) : undefined
-  if (whole !== undefined) return whole.toString('utf8')
+  if (whole !== undefined) return whole
   const { bytes, overflowed } = await readStream(res, limit)
   if (overflowed) {
     res.on('error', () => undefined) // destroying it may report an error nobody waits for
     res.destroy()
   }
-  return bytes.toString('utf8')
+  return bytes
 }
 
 /**

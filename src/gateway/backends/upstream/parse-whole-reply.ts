@@ -1,4 +1,5 @@
 import { topLevelMembers } from '../../http/json-members'
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, CR, LF, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, TAB } from '../../http/json-char-codes'
 
 /**
  * Echoed members shorter than this in all are parsed with the rest: cutting them out costs a copy
@@ -50,10 +51,6 @@ function parseText(text: string, unread: ReadonlySet<string>): unknown {
     return JSON.parse(text)
   }
 }
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COLON = 0x3a
 
 /**
  * The reply parsed from its bytes with the `unread` members as null, when each is found at most
@@ -117,7 +114,7 @@ function escaped(bytes: Buffer, at: number): boolean {
 }
 
 function skipSpace(bytes: Buffer, at: number): number {
-  while (at < bytes.length && (bytes[at] === 0x20 || bytes[at] === 0x0a || bytes[at] === 0x0d || bytes[at] === 0x09)) at++
+  while (at < bytes.length && (bytes[at] === SPACE || bytes[at] === LF || bytes[at] === CR || bytes[at] === TAB)) at++
   return at
 }
 
@@ -135,7 +132,7 @@ function stringEnd(bytes: Buffer, open: number): number {
  */
 function valueEnd(bytes: Buffer, at: number): number {
   if (bytes[at] === QUOTE) return stringEnd(bytes, at)
-  if (bytes[at] !== 0x5b && bytes[at] !== 0x7b) return -1
+  if (bytes[at] !== OPEN_BRACKET && bytes[at] !== OPEN_BRACE) return -1
   let depth = 0
   for (let i = at; i < bytes.length; i++) {
     const byte = bytes[i]
@@ -143,8 +140,8 @@ function valueEnd(bytes: Buffer, at: number): number {
       const end = stringEnd(bytes, i)
       if (end === -1) return -1
       i = end - 1
-    } else if (byte === 0x5b || byte === 0x7b) depth++
-    else if (byte === 0x5d || byte === 0x7d) {
+    } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) depth++
+    else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
       depth--
       if (depth === 0) return i + 1
     }

@@ -38,13 +38,7 @@ function parseText(text: string, unread: ReadonlySet<string>): unknown {
   if (members === undefined) return JSON.parse(text)
   const spans = [...unread].flatMap((name) => members.get(name) ?? []).sort((a, b) => a.start - b.start)
   if (spans.reduce((chars, { start, end }) => chars + end - start, 0) < SHORTEST_CUT_CHARS) return JSON.parse(text)
-  let rest = ''
-  let from = 0
-  for (const { start, end } of spans) {
-    rest += text.slice(from, start) + 'null'
-    from = end
-  }
-  rest += text.slice(from)
+  const rest = withNulls(spans, text.length, (from, to) => text.slice(from, to))
   try {
     return JSON.parse(rest)
   } catch {
@@ -78,17 +72,10 @@ export function withoutLongMembers(bytes: Buffer, unread: ReadonlySet<string>): 
   }
   if (spans.reduce((size, { start, end }) => size + end - start, 0) < SHORTEST_CUT_CHARS) return undefined
   spans.sort((a, b) => a.start - b.start)
-  let rest = ''
-  let from = 0
-  for (const { start, end } of spans) {
-    if (start < from) return undefined
-    rest += bytes.toString('utf8', from, start) + 'null'
-    from = end
-  }
-  rest += bytes.toString('utf8', from)
+  if (spans.some((span, i) => i > 0 && span.start < spans[i - 1]!.end)) return undefined
   let parsed: unknown
   try {
-    parsed = JSON.parse(rest)
+    parsed = JSON.parse(withNulls(spans, bytes.length, (from, to) => bytes.toString('utf8', from, to)))
   } catch {
     return undefined
   }
@@ -96,6 +83,17 @@ export function withoutLongMembers(bytes: Buffer, unread: ReadonlySet<string>): 
   const members = parsed as Record<string, unknown>
   for (const { name } of spans) if (!Object.hasOwn(members, name) || members[name] !== null) return undefined
   return parsed
+}
+
+/** The reply without its `spans` (sorted, apart), each replaced by `null`; `piece` gives its text between two offsets. */
+function withNulls(spans: ReadonlyArray<{ start: number; end: number }>, length: number, piece: (from: number, to: number) => string): string {
+  let rest = ''
+  let from = 0
+  for (const { start, end } of spans) {
+    rest += piece(from, start) + 'null'
+    from = end
+  }
+  return rest + piece(from, length)
 }
 
 /** Where `key` (a quoted name) next occurs from `from` with its opening quote outside a string's escape; -1 when nowhere. */

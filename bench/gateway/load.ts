@@ -234,6 +234,7 @@ async function streams(): Promise<StreamResult> {
   const intervalMs = job.intervalMs ?? 20
   const lateMs = job.lateMs ?? 10
   const rampMs = job.rampMs ?? 1000
+  const thinkMs = job.thinkMs ?? 0
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency + 16 })
   const ttft: number[] = []
   const gaps: number[] = []
@@ -345,6 +346,7 @@ async function streams(): Promise<StreamResult> {
       await new Promise((r) => setTimeout(r, (u * rampMs) / concurrency))
       do {
         await oneStream()
+        if (thinkMs > 0) await new Promise((r) => setTimeout(r, thinkMs))
       } while (performance.now() - t0 < durationMs && performance.now() < hardDeadline)
     }),
   )

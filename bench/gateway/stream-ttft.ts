@@ -4,7 +4,7 @@
 //
 //   npx tsx bench/gateway/stream-ttft.ts [--deltas 8] [--interval-ms 5] [--seconds 4] [--rounds 5]
 //                                        [--cells "stable 128 KB"] [--baseline OTHER/out/main/cli.js] [--capture-off] [--node-args=ARGS]
-//                                        [--baseline-node-args=ARGS] [--api chat|responses|messages]
+//                                        [--baseline-node-args=ARGS] [--api chat|responses|messages] [--think-ms 0]
 //
 // The fake model server sends `deltas` content deltas `interval-ms` apart (the first at once), so a
 // stream is short and many fit in a round. Each round runs every contender for `seconds`, in
@@ -15,6 +15,9 @@
 // without a flag: `--baseline out/main/cli.js --baseline-node-args=--…`).
 // --api: the streams sent to this API in its shape (prompts.ts), as cpu-per-request.ts sends them;
 // a Responses stream's first content delta comes after its response.created and in_progress events.
+// --think-ms: a pause after each stream before the next, as a user or an agent leaves between turns.
+// Without one, the next request reaches the fake server while it is still busy with the stream it
+// just ended, and writing a 128 KB body to it takes longer then (docs/benchmark.md, round twenty).
 // Needs `npm run build` first.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -29,6 +32,7 @@ const { values: opts } = parseArgs({
   options: {
     deltas: { type: 'string', default: '8' },
     'interval-ms': { type: 'string', default: '5' },
+    'think-ms': { type: 'string', default: '0' },
     seconds: { type: 'string', default: '4' },
     rounds: { type: 'string', default: '5' },
     cells: { type: 'string' },
@@ -42,6 +46,7 @@ const { values: opts } = parseArgs({
 const API = apiOption(opts.api)
 const deltas = Number(opts.deltas)
 const intervalMs = Number(opts['interval-ms'])
+const thinkMs = Number(opts['think-ms'])
 const wanted = opts.cells?.split(',').map((name) => name.trim())
 const cells: { name: string; prompt: Prompt | undefined }[] =
   wanted === undefined
@@ -79,12 +84,12 @@ try {
       for (const id of round % 2 === 0 ? ids : [...ids].reverse()) {
         const c = contenders[id]!
         const durationMs = Number(opts.seconds) * 1000
-        rows[id]!.push(await runLoad({ kind: 'stream', ...routeOf(c, API), headers: c.headers, prompt: cell.prompt, concurrency: 1, durationMs, rampMs: 0, deltas, intervalMs, first: (first += 1_000_000) }))
+        rows[id]!.push(await runLoad({ kind: 'stream', ...routeOf(c, API), headers: c.headers, prompt: cell.prompt, concurrency: 1, durationMs, rampMs: 0, deltas, intervalMs, thinkMs, first: (first += 1_000_000) }))
       }
     }
     const ttft = (id: string) => median(rows[id]!.map((r) => r.ttft.p50))
     const gap = (id: string) => median(rows[id]!.map((r) => r.interChunk.p99))
-    console.log(`${API === 'chat' ? '' : `${API}: `}${cell.name}: ${deltas} deltas ${intervalMs} ms apart, c=1, median of ${opts.rounds} rounds (ms)`)
+    console.log(`${API === 'chat' ? '' : `${API}: `}${cell.name}: ${deltas} deltas ${intervalMs} ms apart, c=1${thinkMs > 0 ? `, ${thinkMs} ms between streams` : ''}, median of ${opts.rounds} rounds (ms)`)
     for (const id of ids) {
       const lost = rows[id]!.reduce((sum, r) => sum + r.lostStreams, 0)
       const ok = rows[id]!.reduce((sum, r) => sum + r.streamsOk, 0)

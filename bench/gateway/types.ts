@@ -35,6 +35,8 @@ export interface LoadJob {
   intervalMs?: number | undefined
   lateMs?: number | undefined
   rampMs?: number | undefined
+  /** Streams: each user's pause after a stream ends before its next one (0: none). */
+  thinkMs?: number | undefined
 }
 
 /**

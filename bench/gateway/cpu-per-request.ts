@@ -44,7 +44,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { direct, startBare, startMortar, startPair, startReference, startUpstream } from './contenders'
 import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib'
-import { apiOption, cellName, routeOf, SWEEP_CELLS } from './sweep'
+import { apiOption, cellName, cellsNamed, routeOf } from './sweep'
 import type { Contender, Kind, LoadJob, Prompt } from './types'
 
 const { values: opts } = parseArgs({
@@ -95,11 +95,8 @@ if (opts['capture-off']) {
 const REFERENCES = ['buffered', 'raw-client', 'undici'] as const
 if (opts.reference) for (const kind of REFERENCES) contenders[`reference-${kind}`] = await startReference(upstream, kind, { logDir })
 const ids = Object.keys(contenders)
-const wanted = opts.cells?.split(',').map((name) => name.trim())
-const chosen = SWEEP_CELLS.filter((cell) => wanted === undefined || wanted.includes(cellName(cell)))
-if (opts.sizes && chosen.length === 0) throw new Error(`--cells: none of ${opts.cells}; the cells are ${SWEEP_CELLS.map(cellName).join(', ')}`)
 const cells: { name: string; prompt: Prompt | undefined }[] = opts.sizes
-  ? chosen.map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
+  ? cellsNamed(opts.cells).map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
   : opts.witness
     ? [{ name: 'witness', prompt: { shape: 'witness' } }]
     : [{ name: 'default', prompt: undefined }]

@@ -15,7 +15,8 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startBare, startMortar, startUpstream } from './contenders'
 import { ensureMortarBuild, runLoad, stopProcess } from './lib'
-import { cellName, SWEEP_CELLS } from './sweep'
+import { median } from './format'
+import { cellName, cellsNamed } from './sweep'
 import type { Contender } from './types'
 
 const { values: opts } = parseArgs({
@@ -26,9 +27,7 @@ const { values: opts } = parseArgs({
     count: { type: 'string', default: '250' },
   },
 })
-const wanted = opts.cells.split(',').map((name) => name.trim())
-const cells = SWEEP_CELLS.filter((cell) => wanted.includes(cellName(cell)))
-if (cells.length === 0) throw new Error(`--cells: none of ${opts.cells}; the cells are ${SWEEP_CELLS.map(cellName).join(', ')}`)
+const cells = cellsNamed(opts.cells)
 const cli = ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-first-pass-'))
 console.log(`logs: ${logDir}`)
@@ -42,7 +41,6 @@ if (opts.baseline !== undefined) {
   start['mortar-baseline'] = () => startMortar(upstream, { logDir, cli: baseline, name: 'mortar-baseline', id: 'mortar-baseline' })
 }
 const ids = Object.keys(start)
-const median = (values: number[]): number => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
 let first = 0
 try {
   for (const cell of cells) {
@@ -60,7 +58,7 @@ try {
       }
     }
     console.log(`${cellName(cell)}: p50 of each run's first ${opts.count} requests after 20 (ms)`)
-    for (const id of ids) console.log(`  ${id.padEnd(16)} median ${median(p50s[id]!).toFixed(3)}  runs ${p50s[id]!.map((p) => p.toFixed(3)).join(' ')}`)
+    for (const id of ids) console.log(`  ${id.padEnd(16)} median ${(median(p50s[id]!) ?? NaN).toFixed(3)}  runs ${p50s[id]!.map((p) => p.toFixed(3)).join(' ')}`)
   }
 } finally {
   await stopProcess(upstream.proc)

@@ -25,7 +25,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { direct, startBare, startMortar, startUpstream } from './contenders'
 import { ensureMortarBuild, runLoad, stopProcess } from './lib'
-import { apiOption, cellName, routeOf, SWEEP_CELLS } from './sweep'
+import { apiOption, cellName, cellsNamed, routeOf } from './sweep'
 import type { Contender, Prompt, StreamResult } from './types'
 
 const { values: opts } = parseArgs({
@@ -47,12 +47,10 @@ const API = apiOption(opts.api)
 const deltas = Number(opts.deltas)
 const intervalMs = Number(opts['interval-ms'])
 const thinkMs = Number(opts['think-ms'])
-const wanted = opts.cells?.split(',').map((name) => name.trim())
 const cells: { name: string; prompt: Prompt | undefined }[] =
-  wanted === undefined
+  opts.cells === undefined
     ? [{ name: 'default', prompt: undefined }]
-    : SWEEP_CELLS.filter((cell) => wanted.includes(cellName(cell))).map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
-if (cells.length === 0) throw new Error(`--cells: none of ${opts.cells}; the cells are ${SWEEP_CELLS.map(cellName).join(', ')}`)
+    : cellsNamed(opts.cells).map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
 
 ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-stream-ttft-'))

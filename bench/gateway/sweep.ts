@@ -42,6 +42,14 @@ export const SWEEP_CELLS: SweepCell[] = [
 ]
 export const cellName = (cell: SweepCell): string => `${cell.shape} ${sizeLabel(cell.bytes)}`
 
+/** The cells a `--cells` list names ("stable 32 KB,growing 128 KB"), every cell without one; a list that names none is an error. */
+export function cellsNamed(list: string | undefined): SweepCell[] {
+  const wanted = list?.split(',').map((name) => name.trim())
+  const cells = SWEEP_CELLS.filter((cell) => wanted === undefined || wanted.includes(cellName(cell)))
+  if (cells.length === 0) throw new Error(`--cells: none of ${list}; the cells are ${SWEEP_CELLS.map(cellName).join(', ')}`)
+  return cells
+}
+
 // Request numbers of one job never overlap another's (load.ts `first`): what one job brought new is
 // not already cached for the next. A multiple of every conversation length prompts.ts uses up to 32.
 const JOB_STRIDE = 96_000

@@ -3,6 +3,7 @@
 //
 //   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--cells LIST]
 //                                            [--api chat|responses|messages] [--baseline CLI] [--capture-off] [--gc] [--survivors] [--node-args=ARGS]
+//                                            [--pair [--bare-apart]] [--witness]
 //
 // Starts the fake model server, the bare proxy and Mortar (as run.ts does), sends `count`
 // sequential JSON requests to each per round, and reads each process's utime + stime from
@@ -26,6 +27,9 @@
 //   --witness       the independent harness's request (system + user ~340 B, max_tokens 16) instead
 //   --pair          the independent harness's topology (pair.ts): the fake server and the bare proxy in
 //                   one process (whose CPU is then both), every Mortar forwarding to that fake server
+//   --bare-apart    with --pair, the same bare proxy also in a process of its own (`bare-apart`), forwarding
+//                   to that fake server as Mortar does: the floor with the two hops between processes that
+//                   Mortar cannot avoid, against the floor without them
 //   --gc            each Mortar's garbage collections during the cell's jobs (V8's --trace-gc-nvp,
 //                   read back from its log): young collections (scavenges) and their mean pause, the
 //                   share of the young generation's allocations they found alive (copied or promoted
@@ -63,6 +67,7 @@ const { values: opts } = parseArgs({
     survivors: { type: 'boolean', default: false },
     pair: { type: 'boolean', default: false },
     witness: { type: 'boolean', default: false },
+    'bare-apart': { type: 'boolean', default: false },
   },
 })
 const COUNT = Number(opts.count)
@@ -94,6 +99,10 @@ if (opts['capture-off']) {
 }
 const REFERENCES = ['buffered', 'raw-client', 'undici'] as const
 if (opts.reference) for (const kind of REFERENCES) contenders[`reference-${kind}`] = await startReference(upstream, kind, { logDir })
+if (opts['bare-apart']) {
+  if (!pair) throw new Error('--bare-apart goes with --pair')
+  contenders['bare-apart'] = { ...(await startBare(upstream, { logDir })), id: 'bare-apart' }
+}
 const ids = Object.keys(contenders)
 const cells: { name: string; prompt: Prompt | undefined }[] = opts.sizes
   ? cellsNamed(opts.cells).map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
@@ -137,11 +146,12 @@ try {
       line += `; capture off ${cpu('mortar-capture-off').toFixed(0)} (capture memory ÷ off, median of the rounds' ratios: ${median(ratios).toFixed(2)})`
     }
     if (opts.reference) line += REFERENCES.map((kind) => `; reference ${kind} ${cpu(`reference-${kind}`).toFixed(0)}`).join('')
+    if (opts['bare-apart']) line += `; bare proxy in a process of its own ${cpu('bare-apart').toFixed(0)}`
     console.log(line)
     for (const [id, totals] of Object.entries(gc)) console.log(`  ${id} GC: ${gcLine(totals)}`)
     // Each round's figures, for judging how much the medians can be trusted on a noisy machine.
     for (const id of ids) console.log(`  ${id} rounds: p50 ${(rows[id] ?? []).map((r) => r.p50.toFixed(3)).join(' ')}; CPU µs ${(rows[id] ?? []).map((r) => r.cpuUs.toFixed(0)).join(' ')}`)
-    console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}${opts['capture-off'] ? `, capture off ${(p50('mortar-capture-off') - p50('direct')).toFixed(3)}` : ''}${opts.reference ? REFERENCES.map((kind) => `, reference ${kind} ${(p50(`reference-${kind}`) - p50('direct')).toFixed(3)}`).join('') : ''}`)
+    console.log(`  added p50 (ms): bare ${(p50('bare') - p50('direct')).toFixed(3)}, Mortar ${(p50('mortar') - p50('direct')).toFixed(3)}${opts.baseline ? `, baseline ${(p50('mortar-baseline') - p50('direct')).toFixed(3)}` : ''}${opts['capture-off'] ? `, capture off ${(p50('mortar-capture-off') - p50('direct')).toFixed(3)}` : ''}${opts.reference ? REFERENCES.map((kind) => `, reference ${kind} ${(p50(`reference-${kind}`) - p50('direct')).toFixed(3)}`).join('') : ''}${opts['bare-apart'] ? `, bare proxy in a process of its own ${(p50('bare-apart') - p50('direct')).toFixed(3)}` : ''}`)
   }
   if (opts.survivors) await printSurvivors(ids.filter((i) => i.startsWith('mortar')))
   // Where each Mortar's CPU went, thread by thread (the main thread; V8's workers, which run the

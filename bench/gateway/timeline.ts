@@ -1,0 +1,173 @@
+// Where a request's added latency is spent, from the kernel's side: each proxy's socket reads and
+// writes, and the model server's, timed by Linux's syscall tracepoints (`perf record`, which here
+// costs a few µs a call, where strace's ptrace stops cost ~100 µs and reorder what they measure).
+// Per request at c=1 it splits a proxy's residence into what the proxy does and what it waits for:
+//
+//   request   the proxy's first read of the request → its last write of it to the model server
+//   to server that write → the model server's last read of it (a wake-up of another process)
+//   server    the model server's work, from that read to its first write of the reply
+//   back      that write → the proxy's first read of the reply (a wake-up again)
+//   reply     that read → the proxy's first write of the response to the client
+//
+// "request" and "reply" are the proxy's own time on the request's path (its code, the system
+// calls it makes, and the garbage collections that fall there); the two hops are the machine's.
+//
+//   npx tsx bench/gateway/timeline.ts [--witness | --cells LIST] [--api chat|responses|messages]
+//                                     [--pair] [--count 1000] [--rounds 2] [--baseline CLI]
+//
+//   --witness       the independent harness's request (~340 B, max_tokens 16), the default
+//   --cells LIST    sweep cells by name (sweep.ts), comma-separated: "stable 128 KB,growing 128 KB"
+//   --pair          the harness's topology (pair.ts): the model server is the pair's fake server.
+//                   The pair's own bare proxy shares that process, so its hops cannot be told from
+//                   its work; the bare proxy measured is the same one in a process of its own.
+//   --baseline CLI  another build's out/main/cli.js, as `mortar-baseline`, in the same rounds
+//
+// Needs `npm run build`, Linux's `perf` and the right to trace (root, or perf_event_paranoid ≤ 1).
+// JSON replies only: a stream's frames would make the cycles ambiguous.
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { startBare, startMortar, startPair, startUpstream } from './contenders'
+import { median } from './format'
+import { ensureMortarBuild, runLoad, stopProcess } from './lib'
+import { apiOption, cellName, cellsNamed, routeOf } from './sweep'
+import type { Contender, Prompt } from './types'
+
+const { values: opts } = parseArgs({
+  options: {
+    witness: { type: 'boolean', default: false },
+    cells: { type: 'string' },
+    api: { type: 'string', default: 'chat' },
+    pair: { type: 'boolean', default: false },
+    count: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '2' },
+    baseline: { type: 'string' },
+  },
+})
+const API = apiOption(opts.api)
+const COUNT = Number(opts.count)
+const ROUNDS = Number(opts.rounds)
+const SEGMENTS = ['request', 'to server', 'server', 'back', 'reply'] as const
+type Segment = (typeof SEGMENTS)[number]
+
+/** One traced call: who made it (the proxy or the model server), a read that got bytes or a write, when (µs). */
+interface SocketCall {
+  side: 'proxy' | 'server'
+  op: 'read' | 'write'
+  atUs: number
+}
+
+ensureMortarBuild()
+const logDir = mkdtempSync(join(tmpdir(), 'mortar-timeline-'))
+console.log(`logs: ${logDir}`)
+const pair = opts.pair ? await startPair({ logDir, deltas: 64, intervalMs: 20 }) : undefined
+const upstream = pair?.upstream ?? (await startUpstream({ logDir, deltas: 64, intervalMs: 20 }))
+const contenders: Contender[] = [{ ...(await startBare(upstream, { logDir })), id: pair ? 'bare (own process)' : 'bare' }, await startMortar(upstream, { logDir })]
+if (opts.baseline) contenders.push(await startMortar(upstream, { logDir, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline }))
+const cells: { name: string; prompt: Prompt }[] =
+  opts.cells === undefined ? [{ name: 'witness', prompt: { shape: 'witness' } }] : cellsNamed(opts.cells).map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
+let first = 0
+const load = (c: Contender, prompt: Prompt | undefined, count: number, concurrency: number) =>
+  runLoad({ ...routeOf(c, API), headers: c.headers, first: (first += 1_000_000), kind: 'json-seq', concurrency, warmup: 0, count, ...(prompt ? { prompt } : {}) })
+
+try {
+  for (const c of contenders) await load(c, undefined, 2000, 4)
+  for (const cell of cells) {
+    const bySegment = new Map<string, Record<Segment, number[]>>(contenders.map((c) => [c.id, { request: [], 'to server': [], server: [], back: [], reply: [] }]))
+    const cycles = new Map<string, number>(contenders.map((c) => [c.id, 0]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of round % 2 === 0 ? contenders : [...contenders].reverse()) {
+        await load(c, cell.prompt, 200, 1)
+        const calls = await traced(c.proc.pid, upstream.proc.pid, round, () => load(c, cell.prompt, COUNT, 1))
+        const found = cyclesOf(calls)
+        cycles.set(c.id, (cycles.get(c.id) ?? 0) + found.length)
+        for (const cycle of found) for (const segment of SEGMENTS) bySegment.get(c.id)![segment].push(cycle[segment])
+      }
+    }
+    console.log(`\n${API === 'chat' ? '' : `${API}: `}${cell.name}${opts.pair ? ' (the harness topology)' : ''}: median µs per request, ${ROUNDS} rounds of ${COUNT}`)
+    console.log(`| contender | cycles | ${SEGMENTS.join(' | ')} | request + reply | sum |`)
+    console.log(`|---|---:|${SEGMENTS.map(() => '---:').join('|')}|---:|---:|`)
+    for (const c of contenders) {
+      const m = Object.fromEntries(SEGMENTS.map((s) => [s, median(bySegment.get(c.id)![s]) ?? NaN])) as Record<Segment, number>
+      const sum = SEGMENTS.reduce((total, s) => total + m[s], 0)
+      console.log(`| ${c.id} | ${cycles.get(c.id)} | ${SEGMENTS.map((s) => m[s].toFixed(0)).join(' | ')} | ${(m.request + m.reply).toFixed(0)} | ${sum.toFixed(0)} |`)
+    }
+  }
+} finally {
+  for (const c of contenders) await stopProcess(c.proc)
+  await stopProcess(upstream.proc)
+}
+
+/** The two processes' socket calls while `run` runs, from `perf record` of their syscall tracepoints. */
+async function traced(proxyPid: number, serverPid: number, round: number, run: () => Promise<unknown>): Promise<SocketCall[]> {
+  const file = join(logDir, `trace-${proxyPid}-${round}.data`)
+  const events = ['syscalls:sys_exit_read', 'syscalls:sys_enter_write', 'syscalls:sys_enter_writev']
+  const perf = spawn('perf', ['record', '-q', '-o', file, '-p', `${proxyPid},${serverPid}`, ...events.flatMap((e) => ['-e', e])], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let errors = ''
+  perf.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()))
+  const exited = new Promise<number | null>((resolve) => perf.on('close', resolve))
+  // perf has attached once it has written its file's header.
+  while (!(existsSync(file) && statSync(file).size > 0)) {
+    if (perf.exitCode !== null) throw new Error(`perf record exited ${perf.exitCode}: ${errors}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  await run()
+  perf.kill('SIGINT')
+  await exited
+  const text = execFileSync('perf', ['script', '-i', file, '-F', 'pid,time,event,trace'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] })
+  const calls: SocketCall[] = []
+  for (const line of text.split('\n')) {
+    const match = /^\s*(\d+)(?:\/\d+)?\s+([\d.]+):\s+syscalls:sys_(exit_read|enter_write|enter_writev):\s*(.*)$/.exec(line)
+    if (match === null) continue
+    const [, pid, seconds, event, args] = match as unknown as [string, string, string, string, string]
+    const side = Number(pid) === proxyPid ? 'proxy' : 'server'
+    if (event === 'exit_read') {
+      // A read that got bytes (not 0 at a close, nor -EAGAIN).
+      const returned = Number.parseInt(args, 16)
+      if (!(returned > 0 && returned < 2 ** 31)) continue
+    } else {
+      // Writes to stdout and stderr are logging, not the exchange.
+      const fd = Number.parseInt(/fd: (0x[0-9a-f]+)/.exec(args)?.[1] ?? '0', 16)
+      if (fd <= 2) continue
+    }
+    calls.push({ side, op: event === 'exit_read' ? 'read' : 'write', atUs: Number(seconds) * 1e6 })
+  }
+  return calls.sort((a, b) => a.atUs - b.atUs)
+}
+
+/**
+ * The requests' segments. The model server's first write after reading marks each reply's start;
+ * between two of those starts, the proxy reads the first reply, writes it to the client, then
+ * reads the next request and writes it to the model server (a pipe interleaves those last two).
+ */
+function cyclesOf(calls: SocketCall[]): Record<Segment, number>[] {
+  const replyStarts: number[] = []
+  let lastServerOp: SocketCall['op'] | undefined
+  for (const call of calls) {
+    if (call.side !== 'server') continue
+    if (call.op === 'write' && lastServerOp === 'read') replyStarts.push(call.atUs)
+    lastServerOp = call.op
+  }
+  const cycles: Record<Segment, number>[] = []
+  for (let k = 0; k + 1 < replyStarts.length; k++) {
+    const from = replyStarts[k]!
+    const to = replyStarts[k + 1]!
+    const within = calls.filter((call) => call.atUs > from && call.atUs < to)
+    const proxy = within.filter((call) => call.side === 'proxy')
+    const firstWrite = proxy.findIndex((call) => call.op === 'write')
+    const requestRead = proxy.findIndex((call, i) => i > firstWrite && call.op === 'read')
+    const lastWrite = proxy.findLastIndex((call) => call.op === 'write')
+    const serverRead = within.findLast((call) => call.side === 'server' && call.op === 'read')
+    if (proxy[0]?.op !== 'read' || firstWrite < 0 || requestRead < 0 || lastWrite < requestRead || serverRead === undefined) continue
+    cycles.push({
+      back: proxy[0].atUs - from,
+      reply: proxy[firstWrite]!.atUs - proxy[0].atUs,
+      request: proxy[lastWrite]!.atUs - proxy[requestRead]!.atUs,
+      'to server': serverRead.atUs - proxy[lastWrite]!.atUs,
+      server: to - serverRead.atUs,
+    })
+  }
+  return cycles
+}

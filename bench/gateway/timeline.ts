@@ -77,6 +77,8 @@ try {
   for (const cell of cells) {
     const bySegment = new Map<string, Record<Segment, number[]>>(contenders.map((c) => [c.id, { request: [], 'to server': [], server: [], back: [], reply: [] }]))
     const cycles = new Map<string, number>(contenders.map((c) => [c.id, 0]))
+    // Each round's median of the proxy's own time (request + reply): how far one round can be trusted.
+    const ownByRound = new Map<string, number[]>(contenders.map((c) => [c.id, []]))
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of round % 2 === 0 ? contenders : [...contenders].reverse()) {
         await load(c, cell.prompt, 200, 1)
@@ -84,6 +86,7 @@ try {
         const found = cyclesOf(calls)
         cycles.set(c.id, (cycles.get(c.id) ?? 0) + found.length)
         for (const cycle of found) for (const segment of SEGMENTS) bySegment.get(c.id)![segment].push(cycle[segment])
+        ownByRound.get(c.id)!.push(median(found.map((cycle) => cycle.request + cycle.reply)) ?? NaN)
       }
     }
     console.log(`\n${API === 'chat' ? '' : `${API}: `}${cell.name}${opts.pair ? ' (the harness topology)' : ''}: median µs per request, ${ROUNDS} rounds of ${COUNT}`)
@@ -94,6 +97,7 @@ try {
       const sum = SEGMENTS.reduce((total, s) => total + m[s], 0)
       console.log(`| ${c.id} | ${cycles.get(c.id)} | ${SEGMENTS.map((s) => m[s].toFixed(0)).join(' | ')} | ${(m.request + m.reply).toFixed(0)} | ${sum.toFixed(0)} |`)
     }
+    for (const c of contenders) console.log(`  ${c.id}: request + reply, each round's median: ${ownByRound.get(c.id)!.map((us) => us.toFixed(0)).join(' ')}`)
   }
 } finally {
   for (const c of contenders) await stopProcess(c.proc)

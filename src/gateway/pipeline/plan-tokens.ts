@@ -1,8 +1,7 @@
 import type { GenerationRequest, Prompt } from '../backends/generation-request'
 import type { CatalogModel } from '../config/model-catalog'
 import { invalidRequest, type GatewayError } from '../errors'
-import { renderQwen2Prompt, type TemplatePiece } from '../tokens/chat-template'
-import { promptCounterFor } from '../tokens/prompt-counter'
+import { promptCounterFor, type PromptCounter, type PromptMeasure } from '../tokens/prompt-counter'
 
 /** The max_tokens a request without one gets, for models (and `mortar serve`) that set none (docs/api-decisions.md#max_tokens). */
 export const DEFAULT_MAX_TOKENS = 1024
@@ -43,9 +42,9 @@ export const COUNT_AT_ONCE_CHARS = 4_096
  * (with 32 tokens of overhead for what the template may add), a plain prompt as written — never
  * wrapped in the template — with its suffix (a FIM request's text after the cursor).
  */
-function rendering(prompt: Prompt): { pieces: readonly TemplatePiece[]; overhead: number; param: string } {
-  if (prompt.kind === 'messages') return { pieces: renderQwen2Prompt(prompt.messages, prompt.tools), overhead: TEMPLATE_OVERHEAD_TOKENS, param: 'messages' }
-  return { pieces: prompt.suffix === undefined ? [prompt.text] : [prompt.text, prompt.suffix], overhead: 0, param: 'prompt' }
+function measured(prompt: Prompt, counter: PromptCounter): { measure: PromptMeasure; overhead: number; param: string } {
+  if (prompt.kind === 'messages') return { measure: counter.measureConversation(prompt.messages, prompt.tools), overhead: TEMPLATE_OVERHEAD_TOKENS, param: 'messages' }
+  return { measure: counter.measure(prompt.suffix === undefined ? [prompt.text] : [prompt.text, prompt.suffix]), overhead: 0, param: 'prompt' }
 }
 
 /**
@@ -70,8 +69,7 @@ export async function planTokens(
   model: Pick<CatalogModel, 'tokenizer' | 'contextWindow' | 'defaultMaxTokens'>,
   request: Pick<GenerationRequest, 'prompt' | 'maxTokens'>,
 ): Promise<TokenPlan> {
-  const { pieces, overhead, param } = rendering(request.prompt)
-  const measure = promptCounterFor(model.tokenizer).measure(pieces)
+  const { measure, overhead, param } = measured(request.prompt, promptCounterFor(model.tokenizer))
   const wanted = request.maxTokens ?? model.defaultMaxTokens
   const atOnce = measure.uncountedChars <= COUNT_AT_ONCE_CHARS
   const countUpTo = (limit: number) => (atOnce ? Promise.resolve(measure.exact()) : measure.exactInSlices(limit))

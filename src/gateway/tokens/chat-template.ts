@@ -28,38 +28,63 @@ const TOOLS_POSTAMBLE =
   '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
 
 export function renderQwen2Prompt(messages: readonly ChatMessage[], tools: readonly ChatTool[]): TemplatePiece[] {
-  const pieces: TemplatePiece[] = []
-  const first = messages[0]
-  const leadingSystem = first?.role === 'system' ? (first.content ?? '') : undefined
-  pieces.push(IM_START, 'system\n', leadingSystem ?? QWEN_DEFAULT_SYSTEM)
+  const pieces = renderQwen2SystemBlock(messages, tools.map(renderedTool))
+  renderQwen2Turns(messages, leadingSystemCount(messages), pieces)
+  pieces.push(...QWEN_GENERATION_PROMPT)
+  return pieces
+}
+
+/** What ends every rendered prompt: the assistant's turn opened for the reply. */
+export const QWEN_GENERATION_PROMPT: readonly TemplatePiece[] = [IM_START, 'assistant\n']
+
+/** 1 when the conversation starts with a system message, which the system block holds; else 0. */
+export function leadingSystemCount(messages: readonly ChatMessage[]): 0 | 1 {
+  return messages[0]?.role === 'system' ? 1 : 0
+}
+
+/**
+ * The system block: the leading system message (or Qwen's default) and the tools (`renderedTool`'s
+ * texts), closed by `<|im_end|>` and a newline.
+ */
+export function renderQwen2SystemBlock(messages: readonly ChatMessage[], tools: readonly string[]): TemplatePiece[] {
+  const pieces: TemplatePiece[] = [IM_START, 'system\n', leadingSystemCount(messages) === 1 ? (messages[0]!.content ?? '') : QWEN_DEFAULT_SYSTEM]
   if (tools.length > 0) {
     pieces.push(TOOLS_PREAMBLE)
-    for (const tool of tools) pieces.push('\n', renderedTools.of(tool))
+    for (const tool of tools) pieces.push('\n', tool)
     pieces.push(TOOLS_POSTAMBLE)
   }
   pieces.push(IM_END, '\n')
+  return pieces
+}
 
-  messages.forEach((message, index) => {
-    if (index === 0 && leadingSystem !== undefined) return
+/**
+ * The messages from `from` on, appended to `pieces`. Each ends with `<|im_end|>` and a newline —
+ * except a tool message followed by another, which share one user turn — and each that follows
+ * such an end opens with `<|im_start|>`.
+ */
+export function renderQwen2Turns(messages: readonly ChatMessage[], from: number, pieces: TemplatePiece[]): void {
+  for (let index = from; index < messages.length; index++) {
+    const message = messages[index]!
     if (message.role === 'tool') {
-      const previous = messages[index - 1]
-      const next = messages[index + 1]
-      if (previous?.role !== 'tool') pieces.push(IM_START, 'user')
+      if (messages[index - 1]?.role !== 'tool') pieces.push(IM_START, 'user')
       pieces.push('\n<tool_response>\n', message.content ?? '', '\n</tool_response>')
-      if (next?.role !== 'tool') pieces.push(IM_END, '\n')
-      return
+      if (messages[index + 1]?.role !== 'tool') pieces.push(IM_END, '\n')
+      continue
     }
     if (message.role === 'assistant' && message.tool_calls !== undefined) {
       pieces.push(IM_START, 'assistant')
       if (message.content) pieces.push('\n', message.content)
       for (const call of message.tool_calls) pieces.push(renderedCalls.of(call))
       pieces.push(IM_END, '\n')
-      return
+      continue
     }
     pieces.push(IM_START, ROLE_LINE[message.role], message.content ?? '', IM_END, '\n')
-  })
-  pieces.push(IM_START, 'assistant\n')
-  return pieces
+  }
+}
+
+/** A tool as the system block lists it (the same string object for the same tool, turn after turn). */
+export function renderedTool(tool: ChatTool): string {
+  return renderedTools.of(tool)
 }
 
 /**

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
 import { countTemplateTokens, renderQwen2Prompt } from './chat-template'
@@ -168,6 +169,94 @@ describe('PromptCounter', () => {
     const longer = renderQwen2Prompt([{ role: 'user', content: 'z'.repeat(SHORTEST_CACHED_PROMPT_CHARS) }], [])
     counter.count(longer)
     expect(counter.size.runs).toBeGreaterThan(0)
+  })
+
+  it("measures only an extended conversation's new messages, taking the runs measured before as they were", () => {
+    const tokenizer = spiedTokenizer()
+    // A cache that keeps nothing: what is not tokenized again comes from the measured beginning.
+    const counter = new PromptCounter(tokenizer, 4, 0)
+    const first = conversation(3)
+    expect(counter.measureConversation(first, tools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(first, tools), o200kTokenizer))
+    tokenizer.counted.length = 0
+    // The next turn: the same message objects, one more after them.
+    const next = [...first, { role: 'user' as const, content: long('new question') }]
+    const measure = counter.measureConversation(next, [...tools])
+    expect(measure.exact()).toBe(countTemplateTokens(renderQwen2Prompt(next, tools), o200kTokenizer))
+    expect(tokenizer.counted.filter((text) => text.length >= 64)).toEqual([`user\n${long('new question')}`])
+    // Equal messages that are other objects (a body parsed anew) are measured whole.
+    tokenizer.counted.length = 0
+    const copied = JSON.parse(JSON.stringify(next)) as ChatMessage[]
+    expect(counter.measureConversation(copied, tools).exact()).toBe(measure.exact())
+    expect(tokenizer.counted.filter((text) => text.length >= 64)).toHaveLength(1 + 7)
+  })
+
+  it('does not take a beginning that ends between two tool messages, nor one with other tools', () => {
+    const tokenizer = spiedTokenizer()
+    const counter = new PromptCounter(tokenizer, 4, 0)
+    const call = { id: 'c', type: 'function' as const, function: { name: 'lookup', arguments: '{"q": 1}' } }
+    const first: ChatMessage[] = [
+      { role: 'user', content: long('go') },
+      { role: 'assistant', content: null, tool_calls: [call, { ...call, id: 'd' }] },
+      { role: 'tool', content: long('result 1'), tool_call_id: 'c' },
+    ]
+    counter.measureConversation(first, tools).exact()
+    // The second result joins the first's turn: the first's run did not end where the beginning did.
+    const next: ChatMessage[] = [...first, { role: 'tool', content: long('result 2'), tool_call_id: 'd' }]
+    expect(counter.measureConversation(next, tools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(next, tools), o200kTokenizer))
+    const otherTools: ChatTool[] = [{ type: 'function', function: { name: 'search', description: long('other tool'), parameters: { type: 'object' } } }]
+    const answered: ChatMessage[] = [...next, { role: 'assistant', content: long('done') }]
+    counter.measureConversation(answered, tools).exact()
+    const asked = [...answered, { role: 'user' as const, content: long('more') }]
+    expect(counter.measureConversation(asked, otherTools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(asked, otherTools), o200kTokenizer))
+    // The same last message after other messages is another conversation.
+    const elsewhere: ChatMessage[] = [{ role: 'user', content: long('elsewhere') }, ...asked.slice(1)]
+    expect(counter.measureConversation(elsewhere, otherTools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(elsewhere, otherTools), o200kTokenizer))
+  })
+
+  it('counts a conversation turn after turn as the whole rendering counts, however it grows or branches', () => {
+    const role = fc.constantFrom<ChatMessage['role']>('system', 'user', 'assistant', 'tool')
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n', 'é', '日', '😀', '<', '{', '"'), maxLength: 40 })
+    const message = fc.record({ role, content: fc.option(text, { nil: null }), call: fc.option(text, { nil: undefined }) }).map(({ role: r, content, call }): ChatMessage =>
+      r === 'assistant' && call !== undefined
+        ? { role: r, content, tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: call } }] }
+        : { role: r, content },
+    )
+    // `copy`: the earlier messages sent as new objects of the same value (a translated conversation
+    // makes some anew each turn), `edit`: one of them changed, the last message still the same object.
+    const step = fc.record({
+      drop: fc.nat({ max: 2 }),
+      add: fc.array(message, { maxLength: 3 }),
+      toolsChange: fc.boolean(),
+      count: fc.boolean(),
+      copy: fc.boolean(),
+      edit: fc.option(fc.record({ at: fc.nat(), content: text }), { nil: undefined }),
+    })
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 5 }), fc.array(step, { minLength: 1, maxLength: 6 }), fc.constantFrom(4, DEFAULT_CACHE_CHARS), (start, steps, cacheChars) => {
+        const counter = new PromptCounter(o200kTokenizer, cacheChars, 0)
+        let messages = start
+        let withTools: ChatTool[] = []
+        for (const { drop, add, toolsChange, count, copy, edit } of steps) {
+          messages = [...messages.slice(0, Math.max(0, messages.length - drop)), ...add]
+          if (copy || edit !== undefined) {
+            const earlier = messages.slice(0, -1).map((m) => structuredClone(m))
+            const edited = edit === undefined ? undefined : earlier[edit.at % Math.max(1, earlier.length)]
+            if (edited !== undefined && edit !== undefined) {
+              if (edited.tool_calls !== undefined) edited.tool_calls[0]!.function.arguments = edit.content
+              else edited.content = edit.content
+            }
+            messages = [...earlier, ...messages.slice(-1)]
+          }
+          if (toolsChange) withTools = withTools.length === 0 ? tools : []
+          const expected = countTemplateTokens(renderQwen2Prompt(messages, withTools), o200kTokenizer)
+          const measure = counter.measureConversation(messages, withTools)
+          expect(measure.lowerBound).toBeLessThanOrEqual(expected)
+          expect(measure.upperBound).toBeGreaterThanOrEqual(expected)
+          if (count) expect(measure.exact()).toBe(expected)
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('has no bound when the tokenizer has none', () => {

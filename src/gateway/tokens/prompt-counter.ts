@@ -1,5 +1,6 @@
 import { longestPart, PartsMap } from '../parts-map'
-import type { TemplatePiece } from './chat-template'
+import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import { leadingSystemCount, QWEN_GENERATION_PROMPT, renderedTool, renderQwen2SystemBlock, renderQwen2Turns, type TemplatePiece } from './chat-template'
 import { countInSlices } from './count-in-slices'
 import type { TokenBounds, Tokenizer } from './tokenizer'
 
@@ -18,13 +19,51 @@ const SMALLEST_ENTRY_CHARS = 64
  */
 export const SHORTEST_CACHED_PROMPT_CHARS = 1_024
 
-/** A run the cache has no count of: its pieces, its length, its bounds when kept, and its text once joined. */
+/**
+ * A run the cache had no count of: its pieces, its length, its bounds once known, its text once
+ * joined, and its count once it is counted (a conversation's measured beginning keeps its runs,
+ * so a later turn that reuses them finds the count here).
+ */
 interface UncountedRun {
   readonly parts: readonly string[]
   readonly chars: number
-  readonly bounds: TokenBounds | undefined
+  bounds: TokenBounds | undefined
   text: string | undefined
+  count?: number
 }
+
+/** Runs gathered so far: the tokens already known (counted runs and special tokens), and the runs not counted. */
+interface Runs {
+  known: number
+  readonly uncounted: UncountedRun[]
+}
+
+/**
+ * A conversation measured up to the end of its last message, kept for the turn that extends it:
+ * an agent sends its whole history again on every turn, and its remembered messages are the same
+ * objects each time (http/parsed-parts.ts), so the next turn renders and measures only its new
+ * messages. Valid for a conversation whose first messages render as these do (`sameMessages`),
+ * after the same system block.
+ */
+interface MeasuredBeginning {
+  readonly messages: readonly ChatMessage[]
+  /** The tools as the system block lists them. */
+  readonly tools: readonly string[]
+  readonly chars: number
+  /** Tokens of its counted runs and special tokens, when it was measured. */
+  readonly known: number
+  /** Its runs that were not counted then (`count` is set on those counted since). */
+  readonly uncounted: readonly UncountedRun[]
+}
+
+/**
+ * How many of a conversation's last messages are tried as the end of a measured beginning: a turn
+ * adds a reply and the results of its tool calls (several, for parallel calls).
+ */
+const NEWEST_MESSAGES_TRIED = 16
+
+/** How many measured beginnings are kept at most: conversations under way at once. */
+const MEASURED_BEGINNINGS_KEPT = 256
 
 const textOf = (run: UncountedRun): string => (run.text ??= run.parts.join(''))
 
@@ -67,6 +106,19 @@ export interface PromptMeasure {
 export class PromptCounter {
   // One huge prompt may not push out everybody else's history (the map keeps no entry over a quarter).
   private readonly runs: PartsMap<number | TokenBounds>
+  /**
+   * Conversations measured before, by their last message. Only a remembered message is the same
+   * object on the next turn, and such an object is handed to its organization alone: an entry lives
+   * as long as its message does (or until MEASURED_BEGINNINGS_KEPT newer ones), and no other
+   * organization's conversation can find it.
+   */
+  private readonly beginnings = new WeakMap<ChatMessage, MeasuredBeginning>()
+  /**
+   * The keys of the beginnings kept, oldest first, at most MEASURED_BEGINNINGS_KEPT: a message
+   * that stays remembered while its conversation goes another way (an edited turn) would otherwise
+   * keep its beginning as long as it lives.
+   */
+  private readonly beginningKeys: WeakRef<ChatMessage>[] = []
 
   constructor(
     private readonly tokenizer: Tokenizer,
@@ -82,9 +134,72 @@ export class PromptCounter {
     let chars = 0
     for (const piece of pieces) if (typeof piece === 'string') chars += piece.length
     const cached = chars >= this.shortestCachedChars
-    let known = 0
-    // Runs the cache has no count of: their pieces, joined only when they are measured or tokenized.
-    const uncounted: UncountedRun[] = []
+    const runs: Runs = { known: 0, uncounted: [] }
+    this.gather(pieces, cached, runs)
+    return this.measured(runs, cached)
+  }
+
+  /**
+   * A conversation rendered through the Qwen2.5 template and measured, as `measure` measures it.
+   * When the conversation extends one measured before — found by the object of one of its newest
+   * messages, its first messages rendering as that one's did, after the same system block — only
+   * its new messages are rendered and measured, and the runs measured before are taken as they
+   * were (a count made since included). Then the whole conversation is kept in turn, for the next
+   * turn.
+   */
+  measureConversation(messages: readonly ChatMessage[], tools: readonly ChatTool[]): PromptMeasure {
+    const toolTexts = tools.map(renderedTool)
+    const beginning = this.beginningOf(messages, toolTexts)
+    const pieces = beginning === undefined ? renderQwen2SystemBlock(messages, toolTexts) : []
+    renderQwen2Turns(messages, beginning?.messages.length ?? leadingSystemCount(messages), pieces)
+    let chars = (beginning?.chars ?? 0) + GENERATION_PROMPT_CHARS
+    for (const piece of pieces) if (typeof piece === 'string') chars += piece.length
+    const cached = chars >= this.shortestCachedChars
+    const runs: Runs = { known: beginning?.known ?? 0, uncounted: [] }
+    for (const run of beginning?.uncounted ?? []) {
+      if (run.count !== undefined) runs.known += run.count
+      else runs.uncounted.push(run)
+    }
+    this.gather(pieces, cached, runs)
+    const last = messages.at(-1)
+    // Short conversations are measured without the cache; keeping their beginnings would not pay either.
+    if (cached && last !== undefined) this.keepBeginning(last, { messages: messages.slice(), tools: toolTexts, chars: chars - GENERATION_PROMPT_CHARS, known: runs.known, uncounted: runs.uncounted.slice() }, beginning)
+    this.gather(QWEN_GENERATION_PROMPT, cached, runs)
+    return this.measured(runs, cached)
+  }
+
+  /** Keeps a conversation measured up to `last`, in place of the beginning it extended: one per conversation, not one per turn. */
+  private keepBeginning(last: ChatMessage, kept: MeasuredBeginning, extended: MeasuredBeginning | undefined): void {
+    const replaced = extended?.messages.at(-1)
+    if (replaced !== undefined && replaced !== last) this.beginnings.delete(replaced)
+    if (!this.beginnings.has(last)) {
+      this.beginningKeys.push(new WeakRef(last))
+      if (this.beginningKeys.length > MEASURED_BEGINNINGS_KEPT) {
+        const oldest = this.beginningKeys.shift()!.deref()
+        if (oldest !== undefined) this.beginnings.delete(oldest)
+      }
+    }
+    this.beginnings.set(last, kept)
+  }
+
+  /**
+   * The measured beginning that `messages` extend, if one ends at one of their newest messages (that
+   * very object): the same messages up to there, the same tools, and not between two tool messages
+   * (which share one turn, so the first did not end its run there).
+   */
+  private beginningOf(messages: readonly ChatMessage[], tools: readonly string[]): MeasuredBeginning | undefined {
+    for (let end = messages.length; end > 0 && end > messages.length - NEWEST_MESSAGES_TRIED; end--) {
+      const beginning = this.beginnings.get(messages[end - 1]!)
+      if (beginning === undefined || beginning.messages.length !== end) continue
+      if (messages[end - 1]!.role === 'tool' && messages[end]?.role === 'tool') continue
+      if (!sameMessages(beginning.messages, messages, end) || !sameStrings(beginning.tools, tools)) continue
+      return beginning
+    }
+    return undefined
+  }
+
+  /** The runs of `pieces` (text between special tokens) added to `runs`: each found in the cache when `cached`. */
+  private gather(pieces: readonly TemplatePiece[], cached: boolean, runs: Runs): void {
     let run: string[] = []
     let runLength = 0
     const close = () => {
@@ -93,8 +208,8 @@ export class PromptCounter {
         return
       }
       const kept = cached ? this.runs.get(run) : undefined
-      if (typeof kept === 'number') known += kept
-      else uncounted.push({ parts: run, chars: runLength, bounds: kept, text: undefined })
+      if (typeof kept === 'number') runs.known += kept
+      else runs.uncounted.push({ parts: run, chars: runLength, bounds: kept, text: undefined })
       run = []
       runLength = 0
     }
@@ -104,11 +219,14 @@ export class PromptCounter {
         runLength += piece.length
       } else {
         close()
-        known += 1
+        runs.known += 1
       }
     }
     close()
+  }
 
+  /** What is known of a prompt whose runs these are, and its exact count on demand. */
+  private measured({ known, uncounted }: Runs, cached: boolean): PromptMeasure {
     const { tokenizer } = this
     let lowerBound = known
     let upperBound: number | undefined = tokenizer.bounds === undefined ? undefined : known
@@ -151,6 +269,8 @@ export class PromptCounter {
   /** Keeps what is known of a run (its count, in place of any bounds; or its bounds) and returns it. */
   private keep<T extends number | TokenBounds>(run: UncountedRun, value: T): T {
     this.runs.set(run.parts, value, Math.max(0, SMALLEST_ENTRY_CHARS - run.chars))
+    if (typeof value === 'number') run.count = value
+    else run.bounds = value
     return value
   }
 
@@ -174,4 +294,40 @@ export function promptCounterFor(tokenizer: Tokenizer): PromptCounter {
     counters.set(tokenizer, counter)
   }
   return counter
+}
+
+/** The characters of the generation prompt that ends every rendered conversation. */
+const GENERATION_PROMPT_CHARS = QWEN_GENERATION_PROMPT.reduce((chars, piece) => chars + (typeof piece === 'string' ? piece.length : 0), 0)
+
+/**
+ * Whether the first `count` messages of `a` and `b` render alike: the same objects, or messages
+ * with the same role, text and calls. A translated conversation makes some of its messages anew
+ * each turn (Responses' instructions as a system message, an assistant message for its calls)
+ * from the same remembered strings and calls, so comparing them is mostly comparing references.
+ */
+function sameMessages(a: readonly ChatMessage[], b: readonly ChatMessage[], count: number): boolean {
+  if (a.length < count || b.length < count) return false
+  for (let i = 0; i < count; i++) if (!sameMessage(a[i]!, b[i]!)) return false
+  return true
+}
+
+function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
+  if (a === b) return true
+  if (a.role !== b.role || a.content !== b.content) return false
+  const calls = a.tool_calls
+  const others = b.tool_calls
+  if (calls === others) return true
+  if (calls === undefined || others === undefined || calls.length !== others.length) return false
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!
+    const other = others[i]!
+    if (call !== other && (call.function.name !== other.function.name || call.function.arguments !== other.function.arguments)) return false
+  }
+  return true
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }

@@ -171,4 +171,29 @@ describe('parseSimpleChatRequest', () => {
     expect(parseSimpleChatRequest(body(deepFreeze({ type: 'function', function: { name: 'bad name!' } })))).toBeUndefined()
     expect(parseSimpleChatRequest({ ...body(frozen), tools: [frozen, frozen] })).toBeUndefined()
   })
+
+  it('gives a remembered message the same normalized message on every turn, as it checks one that may change', () => {
+    const history = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'export {}' },
+      { role: 'developer', content: 'Use tabs.' },
+    ]
+    const remembered = history.map((message) => deepFreeze(structuredClone(message)))
+    const turn = (messages: unknown[]) => {
+      const simple = parseSimpleChatRequest({ model: 'm', messages: [...messages, { role: 'user', content: 'next' }] })
+      if (simple === undefined) throw new Error('the fast path did not answer')
+      return normalizeChatRequest(simple).messages
+    }
+    const first = turn(remembered)
+    expect(first).toEqual(turn(history))
+    const second = turn(remembered)
+    // The same objects for the remembered messages (a developer message is made a system one each time); the new one is new.
+    for (const i of [0, 1, 2]) expect(second[i]).toBe(first[i])
+    expect(second[3]).toEqual({ role: 'system', content: 'Use tabs.' })
+    expect(second[4]).not.toBe(first[4])
+    expect(frozenThroughout(first[1])).toBe(true)
+    // A remembered message that does not pass stays refused.
+    expect(parseSimpleChatRequest({ model: 'm', messages: [deepFreeze({ role: 'tool', content: 'no call id' })] })).toBeUndefined()
+  })
 })

@@ -41,21 +41,9 @@ export function parseSimpleChatRequest(json: unknown): ChatCompletionRequestBody
   if (!Array.isArray(raw) || raw.length === 0 || raw.length > MAX_MESSAGES) return undefined
   const messages: ChatCompletionRequestBody['messages'] = []
   for (const message of raw as unknown[]) {
-    if (!isPlainObject(message)) return undefined
-    const { role, content } = message
-    if (typeof role !== 'string' || !ROLES.has(role)) return undefined
-    const calls = isAbsent(message.tool_calls) ? undefined : simpleToolCalls(message.tool_calls)
-    const toolCallId = optionalOf(message.tool_call_id, isString)
-    if (calls === INVALID || toolCallId === INVALID) return undefined
-    // No text only on an assistant message that calls tools; a tool result names its call.
-    if (typeof content !== 'string' && !(isAbsent(content) && role === 'assistant' && calls !== undefined && calls.length > 0)) return undefined
-    if (role === 'tool' && toolCallId === undefined) return undefined
-    messages.push({
-      role: role as 'system' | 'developer' | 'user' | 'assistant' | 'tool',
-      content: typeof content === 'string' ? content : null,
-      ...(calls !== undefined ? { tool_calls: calls } : {}),
-      ...(toolCallId !== undefined ? { tool_call_id: toolCallId } : {}),
-    })
+    const checked = isPlainObject(message) ? checkedMessages.of(message) : INVALID
+    if (checked === INVALID) return undefined
+    messages.push(checked)
   }
   return {
     messages,
@@ -70,6 +58,29 @@ export function parseSimpleChatRequest(json: unknown): ChatCompletionRequestBody
     ...(parallelToolCalls !== undefined ? { parallel_tool_calls: parallelToolCalls } : {}),
   }
 }
+
+/**
+ * One message as the schema returns it, or INVALID; kept with a message that never changes (a
+ * remembered one, gateway/http/parsed-parts.ts), so that an agent's history is the same objects
+ * turn after turn, and what is worked out from them (their normalized form, the prompt's count)
+ * can be kept too.
+ */
+const checkedMessages = new Derived((message: Record<string, unknown>): ChatCompletionRequestBody['messages'][number] | typeof INVALID => {
+  const { role, content } = message
+  if (typeof role !== 'string' || !ROLES.has(role)) return INVALID
+  const calls = isAbsent(message.tool_calls) ? undefined : simpleToolCalls(message.tool_calls)
+  const toolCallId = optionalOf(message.tool_call_id, isString)
+  if (calls === INVALID || toolCallId === INVALID) return INVALID
+  // No text only on an assistant message that calls tools; a tool result names its call.
+  if (typeof content !== 'string' && !(isAbsent(content) && role === 'assistant' && calls !== undefined && calls.length > 0)) return INVALID
+  if (role === 'tool' && toolCallId === undefined) return INVALID
+  return {
+    role: role as 'system' | 'developer' | 'user' | 'assistant' | 'tool',
+    content: typeof content === 'string' ? content : null,
+    ...(calls !== undefined ? { tool_calls: calls } : {}),
+    ...(toolCallId !== undefined ? { tool_call_id: toolCallId } : {}),
+  }
+})
 
 /** Tool calls of an assistant message, as the schema returns them; INVALID when any is doubtful. */
 function simpleToolCalls(value: unknown): ToolCall[] | typeof INVALID {

@@ -243,6 +243,23 @@ export interface RequestDefaults {
 /** The Mortar dialect's own defaults: it streams unless told otherwise (docs/api-decisions.md#dialects). */
 export const MORTAR_REQUEST_DEFAULTS: RequestDefaults = { stream: true }
 
+/**
+ * A message as the rest of the gateway reads it: a developer message is a system one, and an
+ * empty list of tool calls none. A message that is so already is taken as it is — the fast
+ * path's output for a remembered element is then the same object turn after turn, and what is
+ * worked out from it (the prompt's count) can be kept with it.
+ */
+function normalizedMessage(message: ChatCompletionRequestBody['messages'][number]): ChatMessage {
+  if (message.role !== 'developer' && message.content !== undefined && (message.tool_calls === undefined || message.tool_calls.length > 0)) return message as ChatMessage
+  const normalized: ChatMessage = {
+    role: message.role === 'developer' ? 'system' : message.role,
+    content: message.content ?? null,
+  }
+  if (message.tool_calls !== undefined && message.tool_calls.length > 0) normalized.tool_calls = message.tool_calls
+  if (message.tool_call_id !== undefined) normalized.tool_call_id = message.tool_call_id
+  return normalized
+}
+
 export function normalizeChatRequest(
   body: ChatCompletionRequestBody,
   raw?: unknown,
@@ -250,15 +267,7 @@ export function normalizeChatRequest(
 ): ChatCompletionRequest {
   return {
     model: body.model ?? DEFAULT_MODEL_ID,
-    messages: body.messages.map((message) => {
-      const normalized: ChatMessage = {
-        role: message.role === 'developer' ? 'system' : message.role,
-        content: message.content ?? null,
-      }
-      if (message.tool_calls !== undefined && message.tool_calls.length > 0) normalized.tool_calls = message.tool_calls
-      if (message.tool_call_id !== undefined) normalized.tool_call_id = message.tool_call_id
-      return normalized
-    }),
+    messages: body.messages.map(normalizedMessage),
     stream: body.stream ?? defaults.stream,
     includeUsage: body.stream_options?.include_usage ?? false,
     maxTokens: body.max_tokens ?? body.max_completion_tokens,

@@ -110,11 +110,17 @@ async function traced(proxyPid: number, serverPid: number, round: number, run: (
   const events = ['syscalls:sys_exit_read', 'syscalls:sys_enter_write', 'syscalls:sys_enter_writev']
   const perf = spawn('perf', ['record', '-q', '-o', file, '-p', `${proxyPid},${serverPid}`, ...events.flatMap((e) => ['-e', e])], { stdio: ['ignore', 'ignore', 'pipe'] })
   let errors = ''
+  let failed = false
   perf.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()))
+  // No perf on this machine (ENOENT), or not allowed to run it.
+  perf.on('error', (error) => {
+    failed = true
+    errors += error.message
+  })
   const exited = new Promise<number | null>((resolve) => perf.on('close', resolve))
   // perf has attached once it has written its file's header.
   while (!(existsSync(file) && statSync(file).size > 0)) {
-    if (perf.exitCode !== null) throw new Error(`perf record exited ${perf.exitCode}: ${errors}`)
+    if (failed || perf.exitCode !== null) throw new Error(`perf record could not trace (${perf.exitCode ?? 'not started'}): ${errors}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
   await run()

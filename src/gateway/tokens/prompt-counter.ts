@@ -62,7 +62,11 @@ interface MeasuredBeginning {
  */
 const NEWEST_MESSAGES_TRIED = 16
 
-/** How many measured beginnings are kept at most: conversations under way at once. */
+/**
+ * How many of the newest kept beginnings' keys are held: a beginning whose key has fallen out is
+ * dropped. Each turn adds a key (the one it replaced stays in the count until it falls out), so
+ * this is the turns of all conversations between two turns of one that still find its beginning.
+ */
 const MEASURED_BEGINNINGS_KEPT = 256
 
 const textOf = (run: UncountedRun): string => (run.text ??= run.parts.join(''))
@@ -109,14 +113,14 @@ export class PromptCounter {
   /**
    * Conversations measured before, by their last message. Only a remembered message is the same
    * object on the next turn, and such an object is handed to its organization alone: an entry lives
-   * as long as its message does (or until MEASURED_BEGINNINGS_KEPT newer ones), and no other
+   * as long as its message does (or until its key falls out of `beginningKeys`), and no other
    * organization's conversation can find it.
    */
   private readonly beginnings = new WeakMap<ChatMessage, MeasuredBeginning>()
   /**
-   * The keys of the beginnings kept, oldest first, at most MEASURED_BEGINNINGS_KEPT: a message
-   * that stays remembered while its conversation goes another way (an edited turn) would otherwise
-   * keep its beginning as long as it lives.
+   * The newest MEASURED_BEGINNINGS_KEPT keys given a beginning, oldest first: a message that stays
+   * remembered while its conversation goes another way (an edited turn) would otherwise keep its
+   * beginning as long as it lives.
    */
   private readonly beginningKeys: WeakRef<ChatMessage>[] = []
 
@@ -131,9 +135,7 @@ export class PromptCounter {
   }
 
   measure(pieces: readonly TemplatePiece[]): PromptMeasure {
-    let chars = 0
-    for (const piece of pieces) if (typeof piece === 'string') chars += piece.length
-    const cached = chars >= this.shortestCachedChars
+    const cached = textChars(pieces) >= this.shortestCachedChars
     const runs: Runs = { known: 0, uncounted: [] }
     this.gather(pieces, cached, runs)
     return this.measured(runs, cached)
@@ -152,8 +154,7 @@ export class PromptCounter {
     const beginning = this.beginningOf(messages, toolTexts)
     const pieces = beginning === undefined ? renderQwen2SystemBlock(messages, toolTexts) : []
     renderQwen2Turns(messages, beginning?.messages.length ?? leadingSystemCount(messages), pieces)
-    let chars = (beginning?.chars ?? 0) + GENERATION_PROMPT_CHARS
-    for (const piece of pieces) if (typeof piece === 'string') chars += piece.length
+    const chars = (beginning?.chars ?? 0) + textChars(pieces) + GENERATION_PROMPT_CHARS
     const cached = chars >= this.shortestCachedChars
     const runs: Runs = { known: beginning?.known ?? 0, uncounted: [] }
     for (const run of beginning?.uncounted ?? []) {
@@ -296,8 +297,15 @@ export function promptCounterFor(tokenizer: Tokenizer): PromptCounter {
   return counter
 }
 
+/** The characters of a rendering's text pieces (its special tokens have none). */
+function textChars(pieces: readonly TemplatePiece[]): number {
+  let chars = 0
+  for (const piece of pieces) if (typeof piece === 'string') chars += piece.length
+  return chars
+}
+
 /** The characters of the generation prompt that ends every rendered conversation. */
-const GENERATION_PROMPT_CHARS = QWEN_GENERATION_PROMPT.reduce((chars, piece) => chars + (typeof piece === 'string' ? piece.length : 0), 0)
+const GENERATION_PROMPT_CHARS = textChars(QWEN_GENERATION_PROMPT)
 
 /**
  * Whether the first `count` messages of `a` and `b` render alike: the same objects, or messages

@@ -22,8 +22,14 @@
 //                   its work; the bare proxy measured is the same one in a process of its own.
 //   --baseline CLI  another build's out/main/cli.js, as `mortar-baseline`, in the same rounds
 //
+//   --stream        streams instead of JSON replies, one at a time for `--seconds` a round (4), after
+//                   `--warm-seconds` of streams (1): a stream's way to its first content delta, the
+//                   added TTFT. The fake model server writes its reply's head, then its role chunk and
+//                   first delta together, then the rest 5 ms apart; so here "server" ends at that
+//                   second write, and "back" and "reply" are the first delta's way through the proxy.
+//                   The split assumes a request body that arrives in one read (small prompts).
+//
 // Needs `npm run build`, Linux's `perf` and the right to trace (root, or perf_event_paranoid ≤ 1).
-// JSON replies only: a stream's frames would make the cycles ambiguous.
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -44,6 +50,9 @@ const { values: opts } = parseArgs({
     count: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '2' },
     baseline: { type: 'string' },
+    stream: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '4' },
+    'warm-seconds': { type: 'string', default: '1' },
   },
 })
 const API = apiOption(opts.api)
@@ -62,8 +71,13 @@ interface SocketCall {
 ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-timeline-'))
 console.log(`logs: ${logDir}`)
-const pair = opts.pair ? await startPair({ logDir, deltas: 64, intervalMs: 20 }) : undefined
-const upstream = pair?.upstream ?? (await startUpstream({ logDir, deltas: 64, intervalMs: 20 }))
+/** A stream's deltas: few and close together, so that many streams fit in a round. */
+const STREAM = { deltas: 3, intervalMs: 5 }
+/** How many calls on either side of a stream's start its segments are looked for in: a stream makes a few dozen. */
+const NEARBY_CALLS = 40
+const served = opts.stream ? STREAM : { deltas: 64, intervalMs: 20 }
+const pair = opts.pair ? await startPair({ logDir, ...served }) : undefined
+const upstream = pair?.upstream ?? (await startUpstream({ logDir, ...served }))
 const contenders: Contender[] = [{ ...(await startBare(upstream, { logDir })), id: pair ? 'bare (own process)' : 'bare' }, await startMortar(upstream, { logDir })]
 if (opts.baseline) contenders.push(await startMortar(upstream, { logDir, name: 'mortar-baseline', id: 'mortar-baseline', cli: opts.baseline }))
 const cells: { name: string; prompt: Prompt }[] =
@@ -71,9 +85,16 @@ const cells: { name: string; prompt: Prompt }[] =
 let first = 0
 const load = (c: Contender, prompt: Prompt | undefined, count: number, concurrency: number) =>
   runLoad({ ...routeOf(c, API), headers: c.headers, first: (first += 1_000_000), kind: 'json-seq', concurrency, warmup: 0, count, ...(prompt ? { prompt } : {}) })
+const streams = (c: Contender, prompt: Prompt | undefined, seconds: number) =>
+  runLoad({ ...routeOf(c, API), headers: c.headers, first: (first += 1_000_000), kind: 'stream', concurrency: 1, durationMs: seconds * 1000, rampMs: 0, ...STREAM, ...(prompt ? { prompt } : {}) })
+/** One round's measured load: `COUNT` JSON requests, or streams for `--seconds`. */
+const measured = (c: Contender, prompt: Prompt) => (opts.stream ? streams(c, prompt, Number(opts.seconds)) : load(c, prompt, COUNT, 1))
 
 try {
-  for (const c of contenders) await load(c, undefined, 2000, 4)
+  for (const c of contenders) {
+    await load(c, undefined, 2000, 4)
+    if (opts.stream) await streams(c, undefined, Number(opts['warm-seconds']))
+  }
   for (const cell of cells) {
     const bySegment = new Map<string, Record<Segment, number[]>>(contenders.map((c) => [c.id, { request: [], 'to server': [], server: [], back: [], reply: [] }]))
     const cycles = new Map<string, number>(contenders.map((c) => [c.id, 0]))
@@ -82,14 +103,15 @@ try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of round % 2 === 0 ? contenders : [...contenders].reverse()) {
         await load(c, cell.prompt, 200, 1)
-        const calls = await traced(c.proc.pid, upstream.proc.pid, round, () => load(c, cell.prompt, COUNT, 1))
-        const found = cyclesOf(calls)
+        const calls = await traced(c.proc.pid, upstream.proc.pid, round, () => measured(c, cell.prompt))
+        const found = opts.stream ? streamCyclesOf(calls) : cyclesOf(calls)
         cycles.set(c.id, (cycles.get(c.id) ?? 0) + found.length)
         for (const cycle of found) for (const segment of SEGMENTS) bySegment.get(c.id)![segment].push(cycle[segment])
         ownByRound.get(c.id)!.push(median(found.map((cycle) => cycle.request + cycle.reply)) ?? NaN)
       }
     }
-    console.log(`\n${API === 'chat' ? '' : `${API}: `}${cell.name}${opts.pair ? ' (the harness topology)' : ''}: median µs per request, ${ROUNDS} rounds of ${COUNT}`)
+    const what = opts.stream ? `to the first content delta of a stream, ${ROUNDS} rounds of ${opts.seconds} s` : `per request, ${ROUNDS} rounds of ${COUNT}`
+    console.log(`\n${API === 'chat' ? '' : `${API}: `}${cell.name}${opts.stream ? ', streamed' : ''}${opts.pair ? ' (the harness topology)' : ''}: median µs ${what}`)
     console.log(`| contender | cycles | ${SEGMENTS.join(' | ')} | request + reply | sum |`)
     console.log(`|---|---:|${SEGMENTS.map(() => '---:').join('|')}|---:|---:|`)
     for (const c of contenders) {
@@ -177,6 +199,41 @@ function cyclesOf(calls: SocketCall[]): Record<Segment, number>[] {
       request: proxy[lastWrite]!.atUs - proxy[requestRead]!.atUs,
       'to server': serverRead.atUs - proxy[lastWrite]!.atUs,
       server: to - serverRead.atUs,
+    })
+  }
+  return cycles
+}
+
+/**
+ * A stream's segments to its first content delta. Each stream starts where the model server reads
+ * a request and then writes (its head); its second write carries the role chunk and the first
+ * delta. The proxy's request is its first read after its last write before that (the previous
+ * stream's end, or nothing) up to its last write before the server's read; its reply is its first
+ * read after the server's second write up to its next write.
+ */
+function streamCyclesOf(calls: SocketCall[]): Record<Segment, number>[] {
+  const cycles: Record<Segment, number>[] = []
+  for (let i = 1; i < calls.length; i++) {
+    const serverRead = calls[i - 1]!
+    const head = calls[i]!
+    if (!(serverRead.side === 'server' && serverRead.op === 'read' && head.side === 'server' && head.op === 'write')) continue
+    // A stream's calls are a few dozen: look no further than that either way.
+    const before = calls.slice(Math.max(0, i - 1 - NEARBY_CALLS), i - 1)
+    const lastWrite = before.findLastIndex((call) => call.side === 'proxy' && call.op === 'write')
+    const previousWrite = before.findLastIndex((call, j) => j < lastWrite && call.side === 'proxy' && call.op === 'write')
+    const requestRead = before.findIndex((call, j) => j > previousWrite && j < lastWrite && call.side === 'proxy' && call.op === 'read')
+    const after = calls.slice(i + 1, i + 1 + NEARBY_CALLS)
+    const first = after.find((call) => call.side === 'server' && call.op === 'write')
+    if (lastWrite < 0 || requestRead < 0 || first === undefined) continue
+    const replyRead = after.find((call) => call.side === 'proxy' && call.op === 'read' && call.atUs > first.atUs)
+    const replyWrite = replyRead && after.find((call) => call.side === 'proxy' && call.op === 'write' && call.atUs > replyRead.atUs)
+    if (replyRead === undefined || replyWrite === undefined) continue
+    cycles.push({
+      request: before[lastWrite]!.atUs - before[requestRead]!.atUs,
+      'to server': serverRead.atUs - before[lastWrite]!.atUs,
+      server: first.atUs - serverRead.atUs,
+      back: replyRead.atUs - first.atUs,
+      reply: replyWrite.atUs - replyRead.atUs,
     })
   }
   return cycles

@@ -100,11 +100,14 @@ try {
     const cycles = new Map<string, number>(contenders.map((c) => [c.id, 0]))
     // Each round's median of the proxy's own time (request + reply): how far one round can be trusted.
     const ownByRound = new Map<string, number[]>(contenders.map((c) => [c.id, []]))
+    // Streams: the proxy's own time for each later delta (its read → its write), what inter-chunk gaps add.
+    const laterDeltas = new Map<string, number[]>(contenders.map((c) => [c.id, []]))
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of round % 2 === 0 ? contenders : [...contenders].reverse()) {
         await load(c, cell.prompt, 200, 1)
         const calls = await traced(c.proc.pid, upstream.proc.pid, round, () => measured(c, cell.prompt))
         const found = opts.stream ? streamCyclesOf(calls) : cyclesOf(calls)
+        if (opts.stream) laterDeltas.get(c.id)!.push(...laterDeltaTimes(calls))
         cycles.set(c.id, (cycles.get(c.id) ?? 0) + found.length)
         for (const cycle of found) for (const segment of SEGMENTS) bySegment.get(c.id)![segment].push(cycle[segment])
         ownByRound.get(c.id)!.push(median(found.map((cycle) => cycle.request + cycle.reply)) ?? NaN)
@@ -120,6 +123,11 @@ try {
       console.log(`| ${c.id} | ${cycles.get(c.id)} | ${SEGMENTS.map((s) => m[s].toFixed(0)).join(' | ')} | ${(m.request + m.reply).toFixed(0)} | ${sum.toFixed(0)} |`)
     }
     for (const c of contenders) console.log(`  ${c.id}: request + reply, each round's median: ${ownByRound.get(c.id)!.map((us) => us.toFixed(0)).join(' ')}`)
+    for (const c of contenders) {
+      const times = laterDeltas.get(c.id)!.sort((a, b) => a - b)
+      const at = (q: number) => (times[Math.floor(q * (times.length - 1))] ?? NaN).toFixed(0)
+      if (opts.stream) console.log(`  ${c.id}: each later delta, the proxy's read → its write (${times.length}): p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)} µs`)
+    }
   }
 } finally {
   for (const c of contenders) await stopProcess(c.proc)
@@ -237,4 +245,26 @@ function streamCyclesOf(calls: SocketCall[]): Record<Segment, number>[] {
     })
   }
   return cycles
+}
+
+/**
+ * The proxy's own time for each delta after a stream's first: a model server's write that comes
+ * after its own previous write (not after reading a request), and at least 2 ms later (the next
+ * delta, 5 ms apart, not the second half of one); from the proxy's first read after it to its next
+ * write.
+ */
+function laterDeltaTimes(calls: SocketCall[]): number[] {
+  const times: number[] = []
+  let previousServer: SocketCall | undefined
+  for (const [i, call] of calls.entries()) {
+    if (call.side !== 'server') continue
+    const previous = previousServer
+    previousServer = call
+    if (call.op !== 'write' || previous?.op !== 'write' || call.atUs - previous.atUs < 2000) continue
+    const after = calls.slice(i + 1, i + 1 + NEARBY_CALLS)
+    const read = after.find((next) => next.side === 'proxy' && next.op === 'read')
+    const write = read && after.find((next) => next.side === 'proxy' && next.op === 'write' && next.atUs > read.atUs)
+    if (write !== undefined) times.push(write.atUs - read!.atUs)
+  }
+  return times
 }

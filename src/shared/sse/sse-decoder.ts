@@ -110,7 +110,8 @@ export class SseDecoder {
   private line(line: string, events: SseEvent[]): void {
     if (line === '') {
       if (this.data.length > 0) {
-        const event: SseEvent = { kind: 'data', data: this.data.join('\n') }
+        // One data line, as model servers send: no join.
+        const event: SseEvent = { kind: 'data', data: this.data.length === 1 ? this.data[0]! : this.data.join('\n') }
         if (this.eventName !== undefined) event.event = this.eventName
         events.push(event)
       }

@@ -64,6 +64,23 @@ describe('Http1ReplyParser', () => {
     }
   })
 
+  it('reads every form of chunk-size line, whole or split, and refuses what is not hexadecimal', () => {
+    const data = 'data: {"choices":[{"delta":{"content":"x"}}]}'.slice(0, 26)
+    const wire = (sizeLine: string) => `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${sizeLine}${data}\r\n0\r\n\r\n`
+    // 26 bytes: 0x1a, written as servers and proxies may write it.
+    for (const sizeLine of ['1a\r\n', '1A\r\n', '01a\r\n', '00000000001A\r\n', '1a\n', '1a;name=value\r\n', '1A;x\n', '1a \r\n', ' 1a\r\n', '1a\t;x\r\n', '1a\r\r\n']) {
+      for (const pieces of everySplit(wire(sizeLine))) {
+        const parsed = parse(pieces)
+        expect(parsed.error, JSON.stringify(sizeLine)).toBeUndefined()
+        expect(parsed.body).toBe(data)
+        expect(parsed.end).toEqual({ reusable: true })
+      }
+    }
+    for (const sizeLine of ['\r\n', ';x\r\n', '1g\r\n', '1a1a1a1a1a1a1a\r\n', '-1a\r\n', '0x1a\r\n', '1 a\r\n', '1a\rx\r\n']) {
+      for (const pieces of everySplit(wire(sizeLine))) expect(parse(pieces).error, JSON.stringify(sizeLine)).toMatch(/hexadecimal/)
+    }
+  })
+
   it('skips interim replies (100 Continue, 103 Early Hints) before the real one', () => {
     const wire = 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nhi'
     for (const pieces of everySplit(wire)) {

@@ -34,6 +34,18 @@ function frames(next: () => number, count: number): CapturedFrame[] {
   return Array.from({ length: count }, (_, i) => ({ t_ms: i * 1.5, raw: `data: ${text(next, 20 + Math.floor(next() * 200))}\n\n` }))
 }
 
+/**
+ * Header lists as capture records them: none, a few or dozens of pairs, so that packed together
+ * they fall on both sides of the arena's threshold; some values with characters beyond ASCII,
+ * some with a line feed (which packing leaves as they are).
+ */
+function headers(next: () => number): [string, string][] {
+  return Array.from({ length: Math.floor(next() * next() * 60) }, (_, i) => {
+    const value = next() < 0.8 ? `v${i}-${'abc;= /'.repeat(Math.floor(next() * 12))}` : text(next, Math.floor(next() * 40))
+    return [next() < 0.5 ? `x-header-${i}` : 'content-type', value]
+  })
+}
+
 /** An exchange with texts on both sides of the arena's threshold, some of them shared or unencodable. */
 function randomExchange(next: () => number, org: string | null = 'default', scale = 4 * ARENA_MIN_CHARS): Exchange {
   const size = () => Math.floor(next() * scale)
@@ -42,9 +54,9 @@ function randomExchange(next: () => number, org: string | null = 'default', scal
   const streamed = next() < 0.5
   return exchangeFixture({
     org,
-    request: { url: '/v1/chat/completions', headers: [['content-type', 'application/json']], body },
+    request: { url: '/v1/chat/completions', headers: headers(next), body },
     model_body: modelBody,
-    response: { headers: [['content-type', 'text/event-stream']], frames: streamed ? frames(next, Math.floor(next() * 40)) : [], body: streamed ? null : text(next, size(), next() < 0.1) },
+    response: { headers: headers(next), frames: streamed ? frames(next, Math.floor(next() * 40)) : [], body: streamed ? null : text(next, size(), next() < 0.1) },
     upstream:
       next() < 0.3
         ? null
@@ -52,7 +64,7 @@ function randomExchange(next: () => number, org: string | null = 'default', scal
             replica: 'r1',
             body: modelBody ?? text(next, size()),
             status: 200,
-            headers: [],
+            headers: headers(next),
             frames: streamed ? frames(next, Math.floor(next() * 40)) : [],
             response_body: streamed ? null : text(next, size()),
           },

@@ -5,10 +5,14 @@ import { SLAB_BYTES, TextArena } from './text-arena'
 import type { ByteChunks } from '../http/json-chunks'
 
 /**
- * Texts of at least this many UTF-16 units go to the arena; shorter ones stay strings, where the
- * cost of a string is smaller than that of its offsets and its decoding.
+ * Texts of at least this many UTF-16 units go to the arena; shorter ones stay strings. A kept
+ * string is copied by young collections until it is promoted, then marked by every full one; in
+ * the arena it costs neither, only an encoding as it is added and a decoding when it is read. A
+ * short exchange's bodies (a few hundred characters each) were then most of what its record kept
+ * on the heap. Below this, a string costs the collector about what the record's other small
+ * values do (its ids and times).
  */
-export const ARENA_MIN_CHARS = 1024
+export const ARENA_MIN_CHARS = 128
 
 /** The exchange's long texts in the order they are kept: the index of each in `spans`. */
 const REQUEST_BODY = 0
@@ -16,7 +20,9 @@ const MODEL_BODY = 1
 const RESPONSE_BODY = 2
 const UPSTREAM_BODY = 3
 const UPSTREAM_RESPONSE_BODY = 4
-const TEXTS = 5
+/** The exchange's header lists, packed into one text (`packHeaders`). */
+const HEADERS = 5
+const TEXTS = 6
 
 /** Where a text is in the arena: position, bytes and UTF-16 length (bytes === length: ASCII). */
 type Span = [position: number, bytes: number, chars: number]
@@ -39,6 +45,49 @@ interface ArenaTexts {
   spans: number[]
   responseFrames: PackedFrames | undefined
   upstreamFrames: PackedFrames | undefined
+  /** The header lists packed, when they were (their span is then HEADERS's, or this text when it is short). */
+  headers: PackedHeaders | undefined
+}
+
+/**
+ * An exchange's header lists — the request's, the response's, the model server's reply's — as one
+ * text: each name and value followed by a line feed, which no header holds. Kept as 25–30 pairs,
+ * they were about 70 small objects per exchange: most of what capture keeps on the heap for a
+ * short exchange, copied by young collections until promoted and then marked by every full one.
+ */
+interface PackedHeaders {
+  /** How many pairs each list has, in that order (two when there is no model server). */
+  counts: number[]
+  /** The packed text, when it is short enough to stay a string; undefined when it is in the arena. */
+  text: string | undefined
+}
+
+type HeaderPairs = Exchange['request']['headers']
+const SEPARATOR = '\n'
+const NO_HEADERS: HeaderPairs = []
+
+/** The lists packed into one text, or undefined when a name or value holds the separator (then they stay as they are). */
+function packHeaders(lists: readonly HeaderPairs[]): { text: string; counts: number[] } | undefined {
+  const parts: string[] = []
+  for (const list of lists) {
+    for (const [name, value] of list) {
+      if (name.includes(SEPARATOR) || value.includes(SEPARATOR)) return undefined
+      parts.push(name, value)
+    }
+  }
+  // Joined, one flat string: built by `+=`, it would be a rope of a hundred pieces, each an object.
+  return { text: parts.length === 0 ? '' : parts.join(SEPARATOR) + SEPARATOR, counts: lists.map((list) => list.length) }
+}
+
+/** The lists `packHeaders` packed. */
+function unpackHeaders(text: string, counts: readonly number[]): HeaderPairs[] {
+  const parts = text.split(SEPARATOR)
+  let at = 0
+  return counts.map((count) => {
+    const list: [string, string][] = []
+    for (let i = 0; i < count; i++, at += 2) list.push([parts[at] as string, parts[at + 1] as string])
+    return list
+  })
 }
 
 interface Entry {
@@ -187,14 +236,19 @@ export class MemoryStore implements ExchangeStore {
   private store(entry: Entry, known: KnownBytes | undefined): void {
     const { exchange } = entry
     const { upstream } = exchange
-    const texts = [exchange.request.body, exchange.model_body, exchange.response.body, upstream?.body ?? null, upstream?.response_body ?? null]
+    const headerLists = upstream === null ? [exchange.request.headers, exchange.response.headers] : [exchange.request.headers, exchange.response.headers, upstream.headers]
+    const packed = packHeaders(headerLists)
+    const texts = [exchange.request.body, exchange.model_body, exchange.response.body, upstream?.body ?? null, upstream?.response_body ?? null, packed?.text ?? null]
     const spans: number[] = []
     let any = false
     this.writing = entry
     for (let i = 0; i < TEXTS; i++) {
       const text = texts[i]
       let span = NOT_STORED
-      if (text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS) {
+      const long = text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS
+      // The packed headers go only as ASCII, whose bytes their size counted (a pair's separators, two, are within the four it counts).
+      if (long && i === HEADERS) span = this.write(text, onlyAscii)
+      else if (long) {
         // The same text twice (the body sent is often the model body) is kept once: as the
         // recorder knows it, else as a comparison finds it.
         const same = known === undefined ? texts.indexOf(text) : i === UPSTREAM_BODY && known.modelBodySent ? MODEL_BODY : i
@@ -211,15 +265,19 @@ export class MemoryStore implements ExchangeStore {
     const upstreamFrames = upstream === null ? undefined : this.packFrames(upstream.frames)
     this.writing = undefined
     entry.end = this.arena.position
-    if (!any && responseFrames === undefined && upstreamFrames === undefined) return
+    if (!any && responseFrames === undefined && upstreamFrames === undefined && packed === undefined) return
     const kept = (index: number, text: string | null): string | null => ((spans[3 * index] as number) >= 0 ? '' : text)
-    entry.texts = { spans, responseFrames, upstreamFrames }
+    const headers = packed === undefined ? undefined : { counts: packed.counts, text: kept(HEADERS, packed.text) ?? undefined }
+    // Packed, the lists are kept empty in the exchange.
+    const headersOf = (list: HeaderPairs): HeaderPairs => (packed === undefined ? list : NO_HEADERS)
+    entry.texts = { spans, responseFrames, upstreamFrames, headers }
     entry.exchange = {
       ...exchange,
-      request: { ...exchange.request, body: kept(REQUEST_BODY, exchange.request.body) ?? '' },
+      request: { ...exchange.request, headers: headersOf(exchange.request.headers), body: kept(REQUEST_BODY, exchange.request.body) ?? '' },
       model_body: kept(MODEL_BODY, exchange.model_body),
       response: {
         ...exchange.response,
+        headers: headersOf(exchange.response.headers),
         frames: responseFrames === undefined ? exchange.response.frames : [],
         body: kept(RESPONSE_BODY, exchange.response.body),
       },
@@ -229,6 +287,7 @@ export class MemoryStore implements ExchangeStore {
           : {
               ...upstream,
               body: kept(UPSTREAM_BODY, upstream.body) ?? '',
+              headers: headersOf(upstream.headers),
               frames: upstreamFrames === undefined ? upstream.frames : [],
               response_body: kept(UPSTREAM_RESPONSE_BODY, upstream.response_body),
             },
@@ -272,14 +331,20 @@ export class MemoryStore implements ExchangeStore {
     if (texts === undefined) return exchange
     const { upstream } = exchange
     const read = this.reader(texts)
+    const searched = this.searched(entry)
+    const packed = texts.headers
+    const lists = packed === undefined ? undefined : unpackHeaders(read(HEADERS, packed.text ?? null) ?? '', packed.counts)
     return {
-      ...this.searched(entry),
+      ...searched,
+      request: lists === undefined ? searched.request : { ...searched.request, headers: lists[0] as HeaderPairs },
+      response: lists === undefined ? searched.response : { ...searched.response, headers: lists[1] as HeaderPairs },
       upstream:
         upstream === null
           ? null
           : {
               ...upstream,
               body: read(UPSTREAM_BODY, upstream.body) ?? '',
+              headers: lists?.[2] ?? upstream.headers,
               frames: this.unpackFrames(texts.upstreamFrames, upstream.frames),
               response_body: read(UPSTREAM_RESPONSE_BODY, upstream.response_body),
             },
@@ -337,6 +402,9 @@ export class MemoryStore implements ExchangeStore {
     return found
   }
 }
+
+/** For `write`: a text with characters beyond ASCII is not kept in the arena. */
+const onlyAscii = (): boolean => false
 
 /** No lone surrogates: the text survives UTF-8 unchanged (String#isWellFormed, Node 20 and later). */
 function isWellFormed(text: string): boolean {

@@ -75,9 +75,9 @@ export async function respondWithStream(
       started,
       live,
       {
-        content: (text) => writer.frames(encoder.content(text)),
-        reasoning: (text) => writer.frames(encoder.reasoning(text)),
-        toolCall: (delta) => writer.frames(encoder.toolCall(delta)),
+        content: (text) => writer.event(encoder.content(text)),
+        reasoning: (text) => writer.event(encoder.reasoning(text)),
+        toolCall: (delta) => writer.event(encoder.toolCall(delta)),
       },
       options.onFirstToken,
     )

@@ -57,4 +57,27 @@ describe('SseWriter', () => {
       expect(socket.writableLength).toBe(0)
     })
   })
+
+  it("hands a generation event's frames to the socket at once, not at the end of the tick; the opening still waits for its turn", async () => {
+    await withResponse(async (res) => {
+      const socket = res.socket
+      if (socket === null) throw new Error('no socket')
+      const writer = new SseWriter(res)
+      writer.open()
+      await writer.event(sseData('{"content":"first"}'))
+      // Still held with the opening.
+      expect(socket.writableCorked).toBeGreaterThan(0)
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(socket.writableCorked).toBe(0)
+      // A frame written as other frames are is corked by Node until the tick's callbacks are done…
+      await writer.frames(sseData(': a comment'))
+      expect(socket.writableCorked).toBe(1)
+      await new Promise((resolve) => process.nextTick(resolve))
+      expect(socket.writableCorked).toBe(0)
+      // …and an event's frames are not.
+      await writer.event(sseData('{"content":"next"}'))
+      expect(socket.writableCorked).toBe(0)
+      expect(socket.writableLength).toBe(0)
+    })
+  })
 })

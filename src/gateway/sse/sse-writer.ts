@@ -7,6 +7,9 @@ import { sseComment, sseData, type Frames } from './frames'
  * instead of growing memory. The common case — buffer not full — stays synchronous.
  */
 export class SseWriter {
+  /** The opening is being held until the event loop's turn ends (`open`). */
+  private holding = false
+
   constructor(private readonly res: ServerResponse) {}
 
   get closed(): boolean {
@@ -35,7 +38,11 @@ export class SseWriter {
     // content is read a few ticks later in the same turn (its 'data' waits for the stream to
     // start flowing), so the opening is held until the turn's I/O callbacks have all run.
     this.res.cork()
-    setImmediate(() => this.res.uncork())
+    this.holding = true
+    setImmediate(() => {
+      this.holding = false
+      this.res.uncork()
+    })
   }
 
   /** One `data:` event. `json` is already serialized and holds no raw line breaks. */
@@ -52,6 +59,20 @@ export class SseWriter {
     if (typeof frames === 'string') return this.write(frames)
     let pending: Promise<void> | void = undefined
     for (const frame of frames) pending = this.write(frame) ?? pending
+    return pending
+  }
+
+  /**
+   * A generation event's frames (a delta), handed to the socket now rather than when the current
+   * tick's callbacks are done, as Node does with writes (it corks the socket until then). A model
+   * server's last event often comes in one read with its finish, usage and `[DONE]`, and the work
+   * they start — the reply's end, the connection's release, the generation's end — ran first and
+   * held the last delta back by a millisecond or more: the longest gap between a stream's deltas.
+   * While the opening is held, the frames wait for it.
+   */
+  event(frames: Frames): Promise<void> | void {
+    const pending = this.frames(frames)
+    if (!this.holding && !this.closed) this.res.uncork()
     return pending
   }
 

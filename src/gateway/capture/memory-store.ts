@@ -45,7 +45,7 @@ interface ArenaTexts {
   spans: number[]
   responseFrames: PackedFrames | undefined
   upstreamFrames: PackedFrames | undefined
-  /** The header lists packed, when they were (their span is then HEADERS's, or this text when it is short). */
+  /** The header lists, when they were packed (their text is then in the arena at HEADERS's span, or kept here). */
   headers: PackedHeaders | undefined
 }
 
@@ -58,8 +58,8 @@ interface ArenaTexts {
 interface PackedHeaders {
   /** How many pairs each list has, in that order (two when there is no model server). */
   counts: number[]
-  /** The packed text, when it is short enough to stay a string; undefined when it is in the arena. */
-  text: string | undefined
+  /** The packed text when it stays a string (short, or beyond ASCII); '' when the arena holds it, as for the exchange's other texts. */
+  text: string
 }
 
 type HeaderPairs = Exchange['request']['headers']
@@ -267,7 +267,7 @@ export class MemoryStore implements ExchangeStore {
     entry.end = this.arena.position
     if (!any && responseFrames === undefined && upstreamFrames === undefined && packed === undefined) return
     const kept = (index: number, text: string | null): string | null => ((spans[3 * index] as number) >= 0 ? '' : text)
-    const headers = packed === undefined ? undefined : { counts: packed.counts, text: kept(HEADERS, packed.text) ?? undefined }
+    const headers = packed === undefined ? undefined : { counts: packed.counts, text: kept(HEADERS, packed.text) ?? '' }
     // Packed, the lists are kept empty in the exchange.
     const headersOf = (list: HeaderPairs): HeaderPairs => (packed === undefined ? list : NO_HEADERS)
     entry.texts = { spans, responseFrames, upstreamFrames, headers }
@@ -333,7 +333,7 @@ export class MemoryStore implements ExchangeStore {
     const read = this.reader(texts)
     const searched = this.searched(entry)
     const packed = texts.headers
-    const lists = packed === undefined ? undefined : unpackHeaders(read(HEADERS, packed.text ?? null) ?? '', packed.counts)
+    const lists = packed === undefined ? undefined : unpackHeaders(read(HEADERS, packed.text) ?? '', packed.counts)
     return {
       ...searched,
       request: lists === undefined ? searched.request : { ...searched.request, headers: lists[0] as HeaderPairs },

@@ -26,8 +26,9 @@
 // Timing is performance.now() (monotonic, sub-microsecond). Latencies are in milliseconds.
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { summary } from './format'
 import { bodyMaker } from './prompts'
-import type { Api, JobCommon, JsonRateResult, JsonSeqResult, LoadJob, StreamFailure, StreamResult, Summary } from './types'
+import type { Api, JobCommon, JsonRateResult, JsonSeqResult, LoadJob, StreamFailure, StreamResult } from './types'
 
 const job = JSON.parse(process.argv[2] ?? '{}') as LoadJob
 const target = new URL(job.url)
@@ -90,17 +91,6 @@ function sendJson(agent: Agent, payload: string, done: (failure: string | undefi
 }
 
 // ---------- statistics ----------
-
-function summary(values: number[]): Summary {
-  const n = values.length
-  if (n === 0) return { n: 0 } as Summary
-  const sorted = Float64Array.from(values).sort()
-  const at = (q: number): number => sorted[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))]!
-  let sum = 0
-  for (const v of sorted) sum += v
-  const r = (v: number): number => Math.round(v * 1000) / 1000
-  return { n, mean: r(sum / n), p50: r(at(0.5)), p90: r(at(0.9)), p99: r(at(0.99)), p999: r(at(0.999)), max: r(sorted[n - 1]!) }
-}
 
 // ---------- JSON, closed loop ----------
 

@@ -36,7 +36,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startBare, startMortar, startPair, startUpstream } from './contenders'
-import { median } from './format'
+import { median, summary, us } from './format'
 import { ensureMortarBuild, runLoad, stopProcess } from './lib'
 import { apiOption, cellName, cellsNamed, routeOf } from './sweep'
 import type { Contender, Prompt } from './types'
@@ -124,9 +124,9 @@ try {
     }
     for (const c of contenders) console.log(`  ${c.id}: request + reply, each round's median: ${ownByRound.get(c.id)!.map((us) => us.toFixed(0)).join(' ')}`)
     for (const c of contenders) {
-      const times = laterDeltas.get(c.id)!.sort((a, b) => a - b)
-      const at = (q: number) => (times[Math.floor(q * (times.length - 1))] ?? NaN).toFixed(0)
-      if (opts.stream) console.log(`  ${c.id}: each later delta, the proxy's read → its write (${times.length}): p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)} µs`)
+      if (!opts.stream) continue
+      const { n, p50, p90, p99 } = summary(laterDeltas.get(c.id)!)
+      console.log(`  ${c.id}: each later delta, the proxy's read → its write (${n}): p50 ${us(p50)}, p90 ${us(p90)}, p99 ${us(p99)} µs`)
     }
   }
 } finally {
@@ -233,15 +233,14 @@ function streamCyclesOf(calls: SocketCall[]): Record<Segment, number>[] {
     const after = calls.slice(i + 1, i + 1 + NEARBY_CALLS)
     const first = after.find((call) => call.side === 'server' && call.op === 'write')
     if (lastWrite < 0 || requestRead < 0 || first === undefined) continue
-    const replyRead = after.find((call) => call.side === 'proxy' && call.op === 'read' && call.atUs > first.atUs)
-    const replyWrite = replyRead && after.find((call) => call.side === 'proxy' && call.op === 'write' && call.atUs > replyRead.atUs)
-    if (replyRead === undefined || replyWrite === undefined) continue
+    const passed = passedOn(after, first.atUs)
+    if (passed === undefined) continue
     cycles.push({
       request: before[lastWrite]!.atUs - before[requestRead]!.atUs,
       'to server': serverRead.atUs - before[lastWrite]!.atUs,
       server: first.atUs - serverRead.atUs,
-      back: replyRead.atUs - first.atUs,
-      reply: replyWrite.atUs - replyRead.atUs,
+      back: passed.read.atUs - first.atUs,
+      reply: passed.write.atUs - passed.read.atUs,
     })
   }
   return cycles
@@ -249,8 +248,8 @@ function streamCyclesOf(calls: SocketCall[]): Record<Segment, number>[] {
 
 /**
  * The proxy's own time for each delta after a stream's first: a model server's write that comes
- * after its own previous write (not after reading a request), and at least 2 ms later (the next
- * delta, 5 ms apart, not the second half of one); from the proxy's first read after it to its next
+ * after its own previous write (not after reading a request), and at least half an interval later
+ * (the next delta, not the second half of one); from the proxy's first read after it to its next
  * write.
  */
 function laterDeltaTimes(calls: SocketCall[]): number[] {
@@ -260,11 +259,16 @@ function laterDeltaTimes(calls: SocketCall[]): number[] {
     if (call.side !== 'server') continue
     const previous = previousServer
     previousServer = call
-    if (call.op !== 'write' || previous?.op !== 'write' || call.atUs - previous.atUs < 2000) continue
-    const after = calls.slice(i + 1, i + 1 + NEARBY_CALLS)
-    const read = after.find((next) => next.side === 'proxy' && next.op === 'read')
-    const write = read && after.find((next) => next.side === 'proxy' && next.op === 'write' && next.atUs > read.atUs)
-    if (write !== undefined) times.push(write.atUs - read!.atUs)
+    if (call.op !== 'write' || previous?.op !== 'write' || call.atUs - previous.atUs < (STREAM.intervalMs * 1000) / 2) continue
+    const passed = passedOn(calls.slice(i + 1, i + 1 + NEARBY_CALLS), call.atUs)
+    if (passed !== undefined) times.push(passed.write.atUs - passed.read.atUs)
   }
   return times
+}
+
+/** The proxy's first read of `calls` after `fromUs` (the model server's write), and its next write: how it passed those bytes on. */
+function passedOn(calls: readonly SocketCall[], fromUs: number): { read: SocketCall; write: SocketCall } | undefined {
+  const read = calls.find((call) => call.side === 'proxy' && call.op === 'read' && call.atUs > fromUs)
+  const write = read && calls.find((call) => call.side === 'proxy' && call.op === 'write' && call.atUs > read.atUs)
+  return read === undefined || write === undefined ? undefined : { read, write }
 }

@@ -1,7 +1,7 @@
 import { createServer, request, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { sseData } from './frames'
+import { sseComment, sseData } from './frames'
 import { SseWriter } from './sse-writer'
 
 /** A real response on a real socket, handed to the test once its client is connected. */
@@ -19,6 +19,17 @@ async function withResponse(use: (res: ServerResponse) => Promise<void>): Promis
     client.destroy()
     await new Promise((resolve) => server.close(resolve))
   }
+}
+
+/** A writer on a real response, opened, and the socket under it. */
+async function withOpenedWriter(use: (writer: SseWriter, socket: Socket) => Promise<void>): Promise<void> {
+  await withResponse(async (res) => {
+    const socket = res.socket
+    if (socket === null) throw new Error('no socket')
+    const writer = new SseWriter(res)
+    writer.open()
+    await use(writer, socket)
+  })
 }
 
 describe('SseWriter', () => {
@@ -39,11 +50,7 @@ describe('SseWriter', () => {
   })
 
   it("holds the opening until the event loop's turn ends, so a first content read a few ticks later leaves in the same write", async () => {
-    await withResponse(async (res) => {
-      const socket = res.socket
-      if (socket === null) throw new Error('no socket')
-      const writer = new SseWriter(res)
-      writer.open()
+    await withOpenedWriter(async (writer, socket) => {
       await writer.data('{"role":"assistant"}')
       // The first content comes after the stream starts flowing: ticks and promise jobs later.
       await new Promise((resolve) => process.nextTick(resolve))
@@ -59,18 +66,14 @@ describe('SseWriter', () => {
   })
 
   it("hands a generation event's frames to the socket at once, not at the end of the tick; the opening still waits for its turn", async () => {
-    await withResponse(async (res) => {
-      const socket = res.socket
-      if (socket === null) throw new Error('no socket')
-      const writer = new SseWriter(res)
-      writer.open()
+    await withOpenedWriter(async (writer, socket) => {
       await writer.event(sseData('{"content":"first"}'))
       // Still held with the opening.
       expect(socket.writableCorked).toBeGreaterThan(0)
       await new Promise((resolve) => setImmediate(resolve))
       expect(socket.writableCorked).toBe(0)
       // A frame written as other frames are is corked by Node until the tick's callbacks are done…
-      await writer.frames(sseData(': a comment'))
+      await writer.frames(sseComment('a comment'))
       expect(socket.writableCorked).toBe(1)
       await new Promise((resolve) => process.nextTick(resolve))
       expect(socket.writableCorked).toBe(0)

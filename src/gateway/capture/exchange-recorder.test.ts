@@ -88,4 +88,45 @@ describe('ExchangeRecorder', () => {
     recorder?.routeEnded()
     expect(ended).toHaveLength(1)
   })
+
+  it('lets go of the bodies, frames and model server leg it was built from once it has handed its record over', async () => {
+    const body = Buffer.from('{"messages":[{"role":"user","content":"hi"}]}')
+    const atEnd: { text?: string; frames?: number; sent?: string | undefined } = {}
+    let recorder: ExchangeRecorder | undefined
+    const handedOver = new Promise<void>((resolve) => {
+      const hooks: RecorderHooks = {
+        maxExchangeBytes: () => 1 << 20,
+        started: () => undefined,
+        changed: () => undefined,
+        ended: (done) => {
+          atEnd.text = done.requestText()
+          atEnd.frames = done.frames.length
+          atEnd.sent = done.sentBody()
+          queueMicrotask(resolve)
+        },
+      }
+      const server = createServer((req, res) => {
+        recorder = new ExchangeRecorder(req, res, hooks)
+        recorder.bodyUndecoded(body)
+        recorder.sent('replica-1', () => '{"model":"m"}')
+        recorder.received(Buffer.from('data: {}\n\n'))
+        recorder.receivedBody('{"ok":true}')
+        res.write('data: first\n\n')
+        res.end('data: [DONE]\n\n')
+      })
+      servers.push(server)
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo
+        void fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body }).then((response) => response.text())
+      })
+    })
+    await handedOver
+    expect(atEnd).toEqual({ text: body.toString(), frames: 2, sent: '{"model":"m"}' })
+    expect(recorder?.requestBody).toBeUndefined()
+    expect(recorder?.requestText()).toBe('')
+    expect(recorder?.upstream).toBeUndefined()
+    expect(recorder?.sentBody()).toBeUndefined()
+    expect(recorder?.frames.length).toBe(0)
+    expect(recorder?.endedAt).not.toBeNull()
+  })
 })

@@ -86,7 +86,7 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !bytesHoldSecret(requestBody, secrets)
   const replyBytes = upstream?.responseBytes
   const redacted = redactExchange(exchange, secrets, {
-    modelBody: recorder.sentBodyHoldsSecret() === false,
+    modelBody: recorder.sentBodyHoldsSecret(secrets, requestClean ? requestBody : undefined) === false,
     requestBody: requestClean,
     responseBody: reply !== undefined && !bytesHoldSecret(reply.bytes, secrets),
     upstreamReply: replyBytes !== undefined && !bytesHoldSecret(replyBytes, secrets),

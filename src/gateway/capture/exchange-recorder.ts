@@ -9,7 +9,7 @@ import type { CompletionRecord } from '../pipeline/completion-context'
 import { readStream } from '../http/read-stream'
 import { randomHex } from '../random-id'
 import { FrameLog, type RecordedFrame } from './frame-log'
-import { bytesHoldSecret, sentSecrets } from './redact-credentials'
+import { bytesHoldSecret } from './redact-credentials'
 import { decodedSize } from './truncate-exchange'
 
 /** What the chat-completions route decided, once it decided it. */
@@ -279,14 +279,15 @@ export class ExchangeRecorder implements UpstreamObserver {
   }
 
   /**
-   * Whether the bytes sent hold a secret the client sent as a credential; undefined when no bytes
-   * were handed over. Searched in the bytes, once: searching the text would first copy a spliced
-   * body whole.
+   * Whether the bytes sent hold one of `secrets` (those the client sent as credentials); undefined
+   * when no bytes were handed over. Searched in the bytes, once: searching the text would first
+   * copy a spliced body whole. `clean`: the client's body, when it was found to hold none — the
+   * pieces spliced from it are searched only where they meet the gateway's own bytes.
    */
-  sentBodyHoldsSecret(): boolean | undefined {
+  sentBodyHoldsSecret(secrets: readonly string[], clean: Buffer | undefined): boolean | undefined {
     const { upstream } = this
     if (upstream?.bodyChunks === undefined) return undefined
-    upstream.bodyHoldsSecret ??= bytesHoldSecret(upstream.bodyChunks, sentSecrets(this.req.rawHeaders, this.url))
+    upstream.bodyHoldsSecret ??= bytesHoldSecret(upstream.bodyChunks, secrets, { clean })
     return upstream.bodyHoldsSecret
   }
 

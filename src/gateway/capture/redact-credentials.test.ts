@@ -38,13 +38,37 @@ describe('bytesHoldSecret', () => {
         const bytes = Buffer.from(inside ? before + SECRET + after : before + after)
         const at = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b)
         const pieces = [0, ...at].map((start, i) => bytes.subarray(start, at[i] ?? bytes.length))
-        expect(bytesHoldSecret(new ByteChunks(pieces), ['a-short-secret', SECRET], window)).toBe(inside || bytes.includes('a-short-secret'))
+        expect(bytesHoldSecret(new ByteChunks(pieces), ['a-short-secret', SECRET], { windowBytes: window })).toBe(inside || bytes.includes('a-short-secret'))
       }),
     )
     // A body larger than the window the last search used: the window grows, and old bytes are not searched.
     const small = new ByteChunks([Buffer.from(`x${SECRET.slice(0, 10)}`), Buffer.from('y')])
     expect(bytesHoldSecret(new ByteChunks([Buffer.from(`${'z'.repeat(100)}${SECRET}`), Buffer.from('!')]), [SECRET])).toBe(true)
     expect(bytesHoldSecret(small, [SECRET])).toBe(false)
+  })
+  it('searches the pieces spliced from a clean body only at their edges, and still finds every secret the bytes hold', () => {
+    // Fragments of the secret, in the client's body and in the gateway's own pieces, and pieces of
+    // the client's body cut where its parts meet, so that seams between pieces often complete one.
+    const fragment = fc.constantFrom(5, 14, 27).chain((cut) => fc.constantFrom(SECRET.slice(0, cut), SECRET.slice(cut)))
+    const filler = fc.string({ unit: fc.constantFrom('a', 'b', '"', ',', 'é'), maxLength: 70 })
+    const parts = fc.array(fc.oneof(filler, fragment), { maxLength: 16 })
+    const piece = fc.oneof(fc.record({ own: parts.map((own) => own.join('')) }), fc.record({ from: fc.nat(), to: fc.nat() }))
+    fc.assert(
+      fc.property(parts, fc.array(piece, { maxLength: 8 }), fc.integer({ min: 8, max: 400 }), (clientParts, layout, window) => {
+        const client = Buffer.from(clientParts.join(''))
+        fc.pre(!client.includes(SECRET))
+        // Where the client's parts begin and end, in bytes.
+        const edges = clientParts.reduce((at, part) => [...at, at.at(-1)! + Buffer.byteLength(part)], [0])
+        const pieces = layout.map((p) => {
+          if ('own' in p) return Buffer.from(p.own)
+          const [start, end] = [edges[p.from % edges.length]!, edges[p.to % edges.length]!].sort((x, y) => x - y)
+          return client.subarray(start, end)
+        })
+        const holds = Buffer.concat(pieces).includes(SECRET)
+        expect(bytesHoldSecret(new ByteChunks(pieces), [SECRET], { clean: client, windowBytes: window })).toBe(holds)
+      }),
+      { numRuns: 3000 },
+    )
   })
 })
 

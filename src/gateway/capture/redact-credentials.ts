@@ -109,25 +109,36 @@ const SEARCH_WINDOW_BYTES = 256 * 1024
 /** The window's memory, kept between searches (they run one at a time, synchronously). */
 let searchWindow = Buffer.alloc(0)
 
+/** How `bytesHoldSecret` searches. */
+export interface SecretSearch {
+  /** At most this many bytes of pieces are searched at a time (tests make it small). */
+  readonly windowBytes?: number
+  /**
+   * Bytes known to hold none of the secrets (the client's body, searched already): a piece that is
+   * a view of them is searched only at its edges, where a secret may cross into its neighbours.
+   */
+  readonly clean?: Buffer | undefined
+}
+
 /**
  * Whether UTF-8 `bytes` hold one of the secrets: exactly when their text does, since UTF-8 is
  * self-synchronizing (a secret's encoding matches only where the text holds the secret).
- * `windowBytes`: at most this many bytes of pieces are searched at a time (tests make it small).
  */
-export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly string[], windowBytes = SEARCH_WINDOW_BYTES): boolean {
+export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly string[], { windowBytes = SEARCH_WINDOW_BYTES, clean }: SecretSearch = {}): boolean {
   const wanted = searchable(secrets)
   if (wanted.length === 0) return false
   const holds = (view: Buffer) => wanted.some((secret) => view.includes(secret))
   if (Buffer.isBuffer(bytes)) return holds(bytes)
-  if (bytes.chunks.length === 1) return holds(bytes.chunks[0]!)
-  // Each window after the first begins with the last `reach` bytes of the one before: a secret
-  // cut by a window's end is whole in the next.
+  // A secret is at most this many bytes longer than the part of it on one side of a cut.
   const reach = Math.max(...wanted.map((secret) => Buffer.byteLength(secret))) - 1
+  if (bytes.chunks.length === 1 && (clean === undefined || !isViewOf(bytes.chunks[0]!, clean))) return holds(bytes.chunks[0]!)
   const size = Math.min(bytes.length, windowBytes) + reach
   if (searchWindow.length < size) searchWindow = Buffer.allocUnsafe(size)
   const window = searchWindow.subarray(0, size)
   let filled = 0
-  for (const chunk of bytes.chunks) {
+  // Each window after the first begins with the last `reach` bytes of the one before: a secret
+  // cut by a window's end is whole in the next.
+  const append = (chunk: Buffer): boolean => {
     for (let from = 0; from < chunk.length; ) {
       const copied = chunk.copy(window, filled, from, Math.min(chunk.length, from + window.length - filled))
       filled += copied
@@ -137,8 +148,26 @@ export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly st
       window.copy(window, 0, filled - reach, filled)
       filled = reach
     }
+    return false
+  }
+  for (const chunk of bytes.chunks) {
+    if (clean === undefined || chunk.length <= 2 * reach || !isViewOf(chunk, clean)) {
+      if (append(chunk)) return true
+      continue
+    }
+    // No secret lies wholly inside bytes of the clean body; one that crosses this piece's start
+    // ends within its first `reach` bytes, one that crosses its end begins within its last.
+    if (append(chunk.subarray(0, reach))) return true
+    if (filled > 0 && holds(window.subarray(0, filled))) return true
+    filled = 0
+    if (append(chunk.subarray(chunk.length - reach))) return true
   }
   return filled > 0 && holds(window.subarray(0, filled))
+}
+
+/** Whether `piece` is a view of (some of) the very memory `whole` views: then its bytes are some of `whole`'s. */
+function isViewOf(piece: Buffer, whole: Buffer): boolean {
+  return piece.buffer === whole.buffer && piece.byteOffset >= whole.byteOffset && piece.byteOffset + piece.length <= whole.byteOffset + whole.length
 }
 
 /** Texts of an exchange already searched in their bytes, found to hold no secret. */

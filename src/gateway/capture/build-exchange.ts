@@ -1,4 +1,6 @@
+import { isAscii } from 'node:buffer'
 import { presentedKey } from '../auth/authenticate'
+import type { ByteChunks } from '../http/json-chunks'
 import type { ServerResponse } from 'node:http'
 import { errorEnvelopeSchema } from '../../shared/api/errors'
 import { MortarHeader } from '../../shared/api/headers'
@@ -24,6 +26,36 @@ import { decodedSize, fitExchange } from './truncate-exchange'
  * snapshot of one still running. Credentials are reduced to hints here, before anything is kept.
  */
 export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exchange {
+  return build(recorder, maxBytes, false).exchange
+}
+
+/**
+ * The ended exchange for a store that keeps texts as their bytes (KnownBytes): the body as
+ * received and the body sent, when their bytes are at hand, ASCII and hold no credential, are left
+ * out of the record as '' — decoding them (64 KB of strings for a 32 KB prompt) was a fifth of what
+ * a stream allocated, only for the store to copy their bytes — and handed over as bytes instead.
+ * An exchange over `maxBytes` is built whole, so that its texts can be cut.
+ */
+export function buildStoredExchange(recorder: ExchangeRecorder, maxBytes: number): { exchange: Exchange; known: KnownBytes } {
+  const lean = build(recorder, maxBytes, true)
+  const { leftOut } = lean
+  const anyLeftOut = leftOut.request || leftOut.sent
+  if (anyLeftOut && lean.exchange.truncated !== null) {
+    const whole = build(recorder, maxBytes, false).exchange
+    return { exchange: whole, known: knownBytesOf(recorder, whole) }
+  }
+  return { exchange: lean.exchange, known: knownBytesOf(recorder, lean.exchange, leftOut) }
+}
+
+/** Which texts at hand a record left out (as ''), for their bytes to be kept instead. */
+interface LeftOut {
+  readonly request: boolean
+  readonly sent: boolean
+}
+
+const NOTHING_LEFT_OUT: LeftOut = { request: false, sent: false }
+
+function build(recorder: ExchangeRecorder, maxBytes: number, leaveOutBytesAtHand: boolean): { exchange: Exchange; leftOut: LeftOut } {
   const { req, res, principal, completion } = recorder
   const final = recorder.endedAt !== null
   const headersSent = res.headersSent
@@ -44,8 +76,16 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
   const url = redactUrl(recorder.url)
   const secrets = [...sent, ...url.secrets]
   const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
-  const { requestBody } = recorder
-  const received = recorder.requestText()
+  const { requestBody, upstream } = recorder
+  // Bytes at hand are searched as bytes: searching a text decoded in pieces would first join them.
+  const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !bytesHoldSecret(requestBody, secrets)
+  const sentClean = recorder.sentBodyHoldsSecret(secrets, requestClean ? requestBody : undefined) === false
+  const leftOut: LeftOut = {
+    request: leaveOutBytesAtHand && requestClean && requestBody.length > 0,
+    sent: leaveOutBytesAtHand && sentClean && upstream?.bodyChunks !== undefined && upstream.bodyChunks.length > 0 && allAscii(upstream.bodyChunks),
+  }
+  const received = leftOut.request ? '' : recorder.requestText()
+  const sentText = leftOut.sent ? '' : recorder.sentBody()
   const usage = generation?.record.usage ?? null
   const cached = usage?.prompt_tokens_details?.cached_tokens
 
@@ -75,34 +115,37 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
     truncated: null,
     size_bytes: 0,
     request: { url: url.url, headers, body: received },
-    model_body: recorder.sentBody() ?? (final ? (recorder.modelBody?.() ?? null) : null),
+    model_body: sentText ?? (final ? (recorder.modelBody?.() ?? null) : null),
     response: { headers: responseHeaders, frames, body: responseBody },
-    upstream: recorder.upstream === undefined ? null : upstreamOf(recorder.upstream, recorder.sentBody() ?? '', final),
+    upstream: upstream === undefined ? null : upstreamOf(upstream, sentText ?? '', final),
   }
   const dropped = recorder.frames.dropped + (recorder.upstream?.frames.dropped ?? 0)
   const droppedBytes = recorder.frames.droppedSize + (recorder.upstream?.frames.droppedSize ?? 0) + recorder.requestBodyUnread
-  const { upstream } = recorder
-  // Bytes at hand are searched as bytes: searching a text decoded in pieces would first join them.
-  const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !bytesHoldSecret(requestBody, secrets)
   const replyBytes = upstream?.responseBytes
   const redacted = redactExchange(exchange, secrets, {
-    modelBody: recorder.sentBodyHoldsSecret(secrets, requestClean ? requestBody : undefined) === false,
+    modelBody: sentClean,
     requestBody: requestClean,
     responseBody: reply !== undefined && !bytesHoldSecret(reply.bytes, secrets),
     upstreamReply: replyBytes !== undefined && !bytesHoldSecret(replyBytes, secrets),
   })
   // Sizes the stages handed over, for the texts redaction left as they were. The body sent is
   // the model body too (one string): measured once, if the backend did not say.
-  const sentBytes = upstream === undefined ? undefined : (upstream.bodyChunks?.length ?? Buffer.byteLength(recorder.sentBody() ?? ''))
+  const sentBytes = upstream === undefined ? undefined : (upstream.bodyChunks?.length ?? Buffer.byteLength(sentText ?? ''))
   const requestBytes = typeof requestBody === 'string' || recorder.requestAscii ? recorder.requestBytes : requestBody === undefined ? 0 : decodedSize(requestBody)
+  // A text left out is '' here and is known by its bytes' size; any other by the string it was recorded as.
   const known = {
     requestBody: redacted.request.body === received ? requestBytes : undefined,
-    modelBody: upstream !== undefined && redacted.model_body === upstream.body ? sentBytes : undefined,
-    upstreamBody: upstream !== undefined && redacted.upstream?.body === upstream.body ? sentBytes : undefined,
+    modelBody: upstream !== undefined && redacted.model_body === sentText ? sentBytes : undefined,
+    upstreamBody: upstream !== undefined && redacted.upstream?.body === sentText ? sentBytes : undefined,
     responseBody: reply !== undefined && redacted.response.body === responseBody ? reply.bytes.length : undefined,
     upstreamReply: replyBytes !== undefined && redacted.upstream?.response_body === upstream?.responseBody ? decodedSize(replyBytes) : undefined,
   }
-  return fitExchange(redacted, maxBytes, { frames: dropped, bytes: droppedBytes, cut: recorder.requestBodyCut }, known)
+  return { exchange: fitExchange(redacted, maxBytes, { frames: dropped, bytes: droppedBytes, cut: recorder.requestBodyCut }, known), leftOut }
+}
+
+/** Whether every byte of `bytes` is ASCII (one byte per character: as many bytes as the text has characters). */
+function allAscii(bytes: Buffer | ByteChunks): boolean {
+  return Buffer.isBuffer(bytes) ? isAscii(bytes) : bytes.chunks.every((chunk) => isAscii(chunk))
 }
 
 /**
@@ -112,28 +155,33 @@ export function buildExchange(recorder: ExchangeRecorder, maxBytes: number): Exc
  * by length first: a redacted or cut text is another string, and comparing a text made of pieces
  * by content would first join it.
  */
-export function knownBytesOf(recorder: ExchangeRecorder, exchange: Exchange): KnownBytes {
+export function knownBytesOf(recorder: ExchangeRecorder, exchange: Exchange, leftOut: LeftOut = NOTHING_LEFT_OUT): KnownBytes {
   const { requestBody } = recorder
-  const received = recorder.requestText()
-  const asReceived = recorder.requestAscii && Buffer.isBuffer(requestBody) && exchange.request.body.length === received.length && exchange.request.body === received
   const sent = recorder.upstream
-  const sentText = recorder.sentBody()
+  // A text left out is '' in the record, and its bytes are the text: it is not made here either.
+  const requestLeftOut = leftOut.request && Buffer.isBuffer(requestBody) && exchange.request.body === ''
+  const sentLeftOut = leftOut.sent && sent?.bodyChunks !== undefined && exchange.upstream?.body === '' && exchange.model_body === ''
+  const asReceived = requestLeftOut || (recorder.requestAscii && Buffer.isBuffer(requestBody) && sameText(exchange.request.body, recorder.requestText()))
+  const sentText = sentLeftOut ? '' : recorder.sentBody()
   const kept = exchange.upstream?.body
-  const asSent = sent?.bodyChunks !== undefined && sentText !== undefined && kept !== undefined && kept.length === sentText.length && kept === sentText
+  const asSent = sent?.bodyChunks !== undefined && sentText !== undefined && kept !== undefined && sameText(kept, sentText)
   const model = exchange.model_body
   const reply = recorder.replyJson
   const replyText = exchange.response.body
-  const asWritten = reply !== undefined && replyText !== null && replyText.length === reply.text.length && replyText === reply.text
+  const asWritten = reply !== undefined && replyText !== null && sameText(replyText, reply.text)
   const serverReply = exchange.upstream?.response_body
   const asRead = sent?.responseBytes !== undefined && serverReply != null && serverReply.length === sent.responseBody?.length && serverReply === sent.responseBody
   return {
-    requestBody: asReceived ? requestBody : undefined,
+    requestBody: asReceived && Buffer.isBuffer(requestBody) ? requestBody : undefined,
     sentBody: asSent ? sent.bodyChunks : undefined,
     responseBody: asWritten ? reply.bytes : undefined,
     upstreamReply: asRead ? sent.responseBytes : undefined,
-    modelBodySent: kept !== undefined && model !== null && model.length === kept.length && model === kept,
+    modelBodySent: kept !== undefined && model !== null && sameText(model, kept),
   }
 }
+
+/** The same string, compared by length first: a text made of pieces compared by content is joined first. */
+const sameText = (a: string, b: string): boolean => a.length === b.length && a === b
 
 function outcomeOf(
   status: number | null,

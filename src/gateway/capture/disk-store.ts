@@ -42,6 +42,8 @@ const summaryOfRow = (text: string): ExchangeSummary => exchangeSummarySchema.pa
  * transaction; a read writes what is waiting first, so the API always sees every ended exchange.
  */
 export class DiskStore implements ExchangeStore {
+  /** Rows are written later, in batches: each record is given whole. */
+  readonly keepsBytesAtHand = false
   private pending: Exchange[] = []
   private timer: NodeJS.Timeout | undefined
   private evicted = 0

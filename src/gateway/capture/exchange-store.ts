@@ -11,9 +11,13 @@ import type { ByteChunks } from '../http/json-chunks'
  * many bytes as characters), and encodes the text otherwise.
  */
 export interface KnownBytes {
-  /** Exactly the bytes of `exchange.request.body`. */
+  /**
+   * Exactly the bytes of `exchange.request.body` — or, when that is '' and these are not empty,
+   * the bytes of a text the record left out (ASCII, holding no credential) for a store that
+   * `keepsBytesAtHand` to keep in its place.
+   */
   readonly requestBody?: Buffer | undefined
-  /** Exactly the bytes of `exchange.upstream.body`. */
+  /** Exactly the bytes of `exchange.upstream.body`, or of a text left out as `requestBody` may be (then the model body too). */
   readonly sentBody?: Buffer | ByteChunks | undefined
   /** Exactly the bytes of `exchange.response.body` (a JSON reply written from pieces at hand). */
   readonly responseBody?: ByteChunks | undefined
@@ -35,6 +39,8 @@ export interface StoreStats {
  * (oldest first), and both answer with the same filter semantics (exchange-filter.ts).
  */
 export interface ExchangeStore {
+  /** Whether `add` keeps a text left out of the record from its bytes (KnownBytes); a store that does not is given whole records. */
+  readonly keepsBytesAtHand: boolean
   add(exchange: Exchange, known?: KnownBytes): void
   /** Newest first; `cursor` continues after the previous page's last row. */
   list(scope: Scope, query: ExchangeListQuery): ExchangeList

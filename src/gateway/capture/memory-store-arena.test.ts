@@ -210,6 +210,41 @@ describe('MemoryStore arena', () => {
     expect(store.get(owner, exchange.id)).toStrictEqual(exchange)
   })
 
+  it('keeps a text the record left out from its bytes, as it keeps the text: short or long, in the arena or in the entry', () => {
+    const next = random(7)
+    // A small arena (with a slab of 4 KB) that cannot hold the largest exchanges' texts, whole or at all.
+    for (const limits of [{ max_bytes: 400_000, max_exchanges: 100 }, { max_bytes: 3_000, max_exchanges: 100 }]) {
+      const whole = new MemoryStore(limits, 4_096)
+      const lean = new MemoryStore(limits, 4_096)
+      const added = new Map<string, Exchange>()
+      for (let i = 0; i < 40; i++) {
+        // ASCII texts of every length around the arena's threshold; the body sent spliced from pieces.
+        const ascii = (chars: number) => 'abc {"k":"v"},'.repeat(Math.ceil(chars / 14)).slice(0, chars)
+        const received = ascii(Math.floor(next() * 4 * ARENA_MIN_CHARS))
+        const pieces = Array.from({ length: 1 + Math.floor(next() * 3) }, () => ascii(Math.floor(next() * 3 * ARENA_MIN_CHARS)))
+        const sent = pieces.join('')
+        const base = randomExchange(next)
+        const exchange: Exchange = {
+          ...base,
+          request: { ...base.request, body: received },
+          model_body: sent,
+          upstream: { replica: 'r1', body: sent, status: 200, headers: base.upstream?.headers ?? [], frames: base.upstream?.frames ?? [], response_body: null },
+        }
+        added.set(exchange.id, exchange)
+        const requestBody = Buffer.from(received)
+        const sentBody = new ByteChunks(pieces.map((piece) => Buffer.from(piece)))
+        whole.add(exchange, { requestBody, sentBody, modelBodySent: true })
+        const leftOut: Exchange = { ...exchange, request: { ...exchange.request, body: '' }, model_body: '', upstream: { ...exchange.upstream!, body: '' } }
+        lean.add(leftOut, { requestBody: received === '' ? undefined : requestBody, sentBody: sent === '' ? undefined : sentBody, modelBodySent: true })
+      }
+      expect(lean.stats()).toEqual(whole.stats())
+      expect(lean.arenaUse()).toEqual(whole.arenaUse())
+      const kept = new Map([...added].filter(([id]) => whole.get(owner, id) !== undefined))
+      expectExact(whole, kept)
+      expectExact(lean, kept)
+    }
+  })
+
   it('copies the bytes of a JSON reply written from pieces and of the model server\'s reply read whole, and reads them back exactly', () => {
     const next = random(6)
     const store = new MemoryStore({ max_bytes: 400_000, max_exchanges: 100 }, 4_096)

@@ -119,6 +119,7 @@ export class MemoryStore implements ExchangeStore {
   private nextSeq = 1
   private bytes = 0
   private evicted = 0
+  readonly keepsBytesAtHand = true
   private readonly arena: TextArena
   /** The entry whose texts are being written, which the arena must not reclaim. */
   private writing: Entry | undefined
@@ -244,20 +245,24 @@ export class MemoryStore implements ExchangeStore {
     this.writing = entry
     for (let i = 0; i < TEXTS; i++) {
       const text = texts[i]
+      const bytes = knownBytesAt(i, known)
+      // Left out of the record ('', its bytes at hand): the bytes are the text, and ASCII.
+      const leftOut = text === '' && bytes !== undefined && bytes.length > 0
       let span = NOT_STORED
-      const long = text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS
+      const long = leftOut ? bytes.length >= ARENA_MIN_CHARS : text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS
       // The packed headers go only as ASCII, whose bytes their size counted (a pair's separators, two, are within the four it counts).
-      if (long && i === HEADERS) span = this.write(text, onlyAscii)
+      if (long && i === HEADERS) span = this.write(text!, onlyAscii)
       else if (long) {
         // The same text twice (the body sent is often the model body) is kept once: as the
         // recorder knows it, else as a comparison finds it.
         const same = known === undefined ? texts.indexOf(text) : i === UPSTREAM_BODY && known.modelBodySent ? MODEL_BODY : i
-        const bytes = knownBytesAt(i, known)
         if (same < i) span = spanAt(spans, same)
         // Bytes at hand that are ASCII (one byte per character) are copied as they are.
-        else if (bytes !== undefined && bytes.length === text.length) span = this.copy(bytes, text.length)
-        else span = this.write(text, isWellFormed)
+        else if (bytes !== undefined && (leftOut || bytes.length === text!.length)) span = this.copy(bytes, bytes.length)
+        else span = this.write(text!, isWellFormed)
       }
+      // A text left out that the arena does not hold is kept in the entry as any short text is.
+      if (leftOut && span[0] < 0) texts[i] = asciiTextOf(bytes)
       if (span[0] >= 0) any = true
       spans.push(...span)
     }
@@ -266,30 +271,30 @@ export class MemoryStore implements ExchangeStore {
     this.writing = undefined
     entry.end = this.arena.position
     if (!any && responseFrames === undefined && upstreamFrames === undefined && packed === undefined) return
-    const kept = (index: number, text: string | null): string | null => ((spans[3 * index] as number) >= 0 ? '' : text)
-    const headers = packed === undefined ? undefined : { counts: packed.counts, text: kept(HEADERS, packed.text) ?? '' }
+    const kept = (index: number): string | null => ((spans[3 * index] as number) >= 0 ? '' : (texts[index] ?? null))
+    const headers = packed === undefined ? undefined : { counts: packed.counts, text: kept(HEADERS) ?? '' }
     // Packed, the lists are kept empty in the exchange.
     const headersOf = (list: HeaderPairs): HeaderPairs => (packed === undefined ? list : NO_HEADERS)
     entry.texts = { spans, responseFrames, upstreamFrames, headers }
     entry.exchange = {
       ...exchange,
-      request: { ...exchange.request, headers: headersOf(exchange.request.headers), body: kept(REQUEST_BODY, exchange.request.body) ?? '' },
-      model_body: kept(MODEL_BODY, exchange.model_body),
+      request: { ...exchange.request, headers: headersOf(exchange.request.headers), body: kept(REQUEST_BODY) ?? '' },
+      model_body: kept(MODEL_BODY),
       response: {
         ...exchange.response,
         headers: headersOf(exchange.response.headers),
         frames: responseFrames === undefined ? exchange.response.frames : [],
-        body: kept(RESPONSE_BODY, exchange.response.body),
+        body: kept(RESPONSE_BODY),
       },
       upstream:
         upstream === null
           ? null
           : {
               ...upstream,
-              body: kept(UPSTREAM_BODY, upstream.body) ?? '',
+              body: kept(UPSTREAM_BODY) ?? '',
               headers: headersOf(upstream.headers),
               frames: upstreamFrames === undefined ? upstream.frames : [],
-              response_body: kept(UPSTREAM_RESPONSE_BODY, upstream.response_body),
+              response_body: kept(UPSTREAM_RESPONSE_BODY),
             },
     }
   }
@@ -439,4 +444,9 @@ function knownBytesAt(index: number, known: KnownBytes | undefined): Buffer | By
     default:
       return undefined
   }
+}
+
+/** The text of ASCII bytes at hand: a text the record left out, kept in the entry after all. */
+function asciiTextOf(bytes: Buffer | ByteChunks): string {
+  return Buffer.isBuffer(bytes) ? bytes.toString('latin1') : bytes.chunks.map((chunk) => chunk.toString('latin1')).join('')
 }

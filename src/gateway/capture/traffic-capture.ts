@@ -13,7 +13,7 @@ import type {
 import type { ClusterFanout } from '../cluster/cluster-event-relay'
 import { TRAFFIC_BASE } from '../../shared/api/traffic'
 import { SubscriptionCaps } from '../sse/subscription-caps'
-import { buildExchange, knownBytesOf, pathOf } from './build-exchange'
+import { buildExchange, buildStoredExchange, knownBytesOf, pathOf } from './build-exchange'
 import { ExchangeFollower } from './exchange-follower'
 import { matchesFilter, matchesText, searchPattern, summaryOf, visibleTo, type Scope } from './exchange-filter'
 import { ExchangeRecorder, type RecorderHooks } from './exchange-recorder'
@@ -251,9 +251,14 @@ export class TrafficCapture {
   }
 
   private snapshot(recorder: ExchangeRecorder): Exchange {
-    const exchange = buildExchange(recorder, this.current.limits.max_exchange_bytes)
+    return this.named(buildExchange(recorder, this.current.limits.max_exchange_bytes))
+  }
+
+  /** The exchange marked with this instance's name, in a cluster. */
+  private named(exchange: Exchange): Exchange {
     return this.instance === undefined ? exchange : { ...exchange, instance: this.instance }
   }
+
 
   private runningMatching(scope: Scope, filter: ExchangeFilter, limit: number): ExchangeSummary[] {
     const pattern = filter.q === undefined || filter.q === '' ? undefined : searchPattern(filter.q)
@@ -288,9 +293,12 @@ export class TrafficCapture {
     const { store } = this.current
     // Capture may have been turned off while it ran: its watchers are still told how it ended.
     if (store === undefined && watchers === undefined && !this.live.wanted) return
-    const exchange = this.snapshot(recorder)
+    // Watchers are given the record whole; otherwise a store that keeps bytes at hand is given them in place of their texts.
+    const maxBytes = this.current.limits.max_exchange_bytes
+    const built = store?.keepsBytesAtHand === true && watchers === undefined ? buildStoredExchange(recorder, maxBytes) : { exchange: buildExchange(recorder, maxBytes), known: undefined }
+    const exchange = this.named(built.exchange)
     if (store !== undefined) {
-      store.add(exchange, knownBytesOf(recorder, exchange))
+      store.add(exchange, built.known ?? knownBytesOf(recorder, exchange))
       this.shared?.ended(summaryOf(exchange))
     }
     if (watchers !== undefined) for (const watcher of [...watchers]) watcher.ended(exchange)

@@ -244,22 +244,22 @@ export class MemoryStore implements ExchangeStore {
     let any = false
     this.writing = entry
     for (let i = 0; i < TEXTS; i++) {
-      const text = texts[i]
+      const text = texts[i] ?? null
       const bytes = knownBytesAt(i, known)
       // Left out of the record ('', its bytes at hand): the bytes are the text, and ASCII.
       const leftOut = text === '' && bytes !== undefined && bytes.length > 0
+      const chars = leftOut ? bytes.length : (text?.length ?? 0)
       let span = NOT_STORED
-      const long = leftOut ? bytes.length >= ARENA_MIN_CHARS : text !== null && text !== undefined && text.length >= ARENA_MIN_CHARS
       // The packed headers go only as ASCII, whose bytes their size counted (a pair's separators, two, are within the four it counts).
-      if (long && i === HEADERS) span = this.write(text!, onlyAscii)
-      else if (long) {
+      if (text !== null && chars >= ARENA_MIN_CHARS && i === HEADERS) span = this.write(text, onlyAscii)
+      else if (text !== null && chars >= ARENA_MIN_CHARS) {
         // The same text twice (the body sent is often the model body) is kept once: as the
         // recorder knows it, else as a comparison finds it.
         const same = known === undefined ? texts.indexOf(text) : i === UPSTREAM_BODY && known.modelBodySent ? MODEL_BODY : i
         if (same < i) span = spanAt(spans, same)
         // Bytes at hand that are ASCII (one byte per character) are copied as they are.
-        else if (bytes !== undefined && (leftOut || bytes.length === text!.length)) span = this.copy(bytes, bytes.length)
-        else span = this.write(text!, isWellFormed)
+        else if (bytes !== undefined && bytes.length === chars) span = this.copy(bytes, chars)
+        else span = this.write(text, isWellFormed)
       }
       // A text left out that the arena does not hold is kept in the entry as any short text is.
       if (leftOut && span[0] < 0) texts[i] = asciiTextOf(bytes)

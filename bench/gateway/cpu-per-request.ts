@@ -31,7 +31,7 @@
 //                   to that fake server as Mortar does: the floor with the two hops between processes that
 //                   Mortar cannot avoid, against the floor without them
 //   --gc            each Mortar's garbage collections during the cell's jobs (V8's --trace-gc-nvp,
-//                   read back from its log): young collections (scavenges) and their mean pause, the
+//                   read back from its log; gc-trace.ts): young collections (scavenges) and their pauses, the
 //                   share of the young generation's allocations they found alive (copied or promoted
 //                   to old space: what makes a scavenge cost), and full collections (mark-compact)
 //   --survivors     where the objects that scavenges find alive were allocated, per Mortar, over the
@@ -48,6 +48,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { direct, startBare, startMortar, startPair, startReference, startUpstream } from './contenders'
 import { ensureMortarBuild, processTicks, runLoad, stopProcess } from './lib'
+import { addGcTrace, GC_TRACE_NODE_ARGS, gcLine, type GcTotals } from './gc-trace'
 import { apiOption, cellName, cellsNamed, routeOf } from './sweep'
 import type { Contender, Kind, LoadJob, Prompt } from './types'
 
@@ -79,7 +80,7 @@ ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-cpu-'))
 const nodeArgs = [
   ...opts['node-args'].split(' ').filter((arg) => arg !== ''),
-  ...(opts.gc ? ['--trace-gc-nvp'] : []),
+  ...(opts.gc ? GC_TRACE_NODE_ARGS : []),
   ...(opts.survivors ? ['--import', join(dirname(fileURLToPath(import.meta.url)), 'survivors-preload.mjs')] : []),
 ]
 // The preload writes its profile here (each child gets this process's environment).
@@ -171,41 +172,6 @@ function threadTicks(pid: number): string {
     if (ticks > 0) threads.push(`${tid === String(pid) ? 'main' : tid} ${ticks}`)
   }
   return threads.join(', ')
-}
-
-interface GcTotals {
-  scavenges: number
-  scavengePauseMs: number
-  allocated: number
-  survived: number
-  fullCollections: number
-  fullPauseMs: number
-}
-
-/** Adds the collections of a --trace-gc-nvp log's lines (`pause=… gc=s|mc … allocated=… promoted=…`). */
-function addGcTrace(totals: GcTotals | undefined, log: string): GcTotals {
-  const sum = totals ?? { scavenges: 0, scavengePauseMs: 0, allocated: 0, survived: 0, fullCollections: 0, fullPauseMs: 0 }
-  for (const line of log.split('\n')) {
-    const kind = / gc=(\w+) /.exec(line)?.[1]
-    if (kind === undefined) continue
-    const field = (name: string): number => Number(new RegExp(` ${name}=([\\d.]+)`).exec(line)?.[1] ?? 0)
-    if (kind === 's') {
-      sum.scavenges++
-      sum.scavengePauseMs += field('pause')
-      sum.allocated += field('allocated')
-      sum.survived += field('promoted') + field('new_space_survived')
-    } else {
-      sum.fullCollections++
-      sum.fullPauseMs += field('pause')
-    }
-  }
-  return sum
-}
-
-function gcLine(t: GcTotals): string {
-  const alive = t.allocated === 0 ? 0 : (100 * t.survived) / t.allocated
-  const mean = (ms: number, n: number) => (n === 0 ? '–' : (ms / n).toFixed(1))
-  return `${t.scavenges} scavenges (mean pause ${mean(t.scavengePauseMs, t.scavenges)} ms, ${alive.toFixed(0)}% of young allocations found alive, ${(t.survived / 1e6 / Math.max(1, t.scavenges)).toFixed(1)} MB each), ${t.fullCollections} mark-compacts (mean pause ${mean(t.fullPauseMs, t.fullCollections)} ms)`
 }
 
 interface ProfileNode {

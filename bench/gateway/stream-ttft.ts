@@ -4,7 +4,7 @@
 //
 //   npx tsx bench/gateway/stream-ttft.ts [--deltas 8] [--interval-ms 5] [--seconds 4] [--rounds 5]
 //                                        [--cells "stable 128 KB"] [--baseline OTHER/out/main/cli.js] [--capture-off] [--node-args=ARGS]
-//                                        [--baseline-node-args=ARGS] [--api chat|responses|messages] [--think-ms 0]
+//                                        [--baseline-node-args=ARGS] [--api chat|responses|messages] [--think-ms 0] [--gc]
 //
 // The fake model server sends `deltas` content deltas `interval-ms` apart (the first at once), so a
 // stream is short and many fit in a round. Each round runs every contender for `seconds`, in
@@ -18,13 +18,16 @@
 // --think-ms: a pause after each stream before the next, as a user or an agent leaves between turns.
 // Without one, the next request reaches the fake server while it is still busy with the stream it
 // just ended, and writing a 128 KB body to it takes longer then (docs/benchmark.md, round twenty).
+// --gc: each Mortar's garbage collections during the cell's rounds (gc-trace.ts, as cpu-per-request.ts
+// prints them): a young collection that falls between two deltas is the gap that makes the p99.
 // Needs `npm run build` first.
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { direct, startBare, startMortar, startUpstream } from './contenders'
 import { ensureMortarBuild, runLoad, stopProcess } from './lib'
+import { addGcTrace, GC_TRACE_NODE_ARGS, gcLine, type GcTotals } from './gc-trace'
 import { apiOption, cellName, cellsNamed, routeOf } from './sweep'
 import type { Contender, Prompt, StreamResult } from './types'
 
@@ -41,6 +44,7 @@ const { values: opts } = parseArgs({
     'node-args': { type: 'string', default: '' },
     'baseline-node-args': { type: 'string', default: '' },
     api: { type: 'string', default: 'chat' },
+    gc: { type: 'boolean', default: false },
   },
 })
 const API = apiOption(opts.api)
@@ -55,7 +59,7 @@ const cells: { name: string; prompt: Prompt | undefined }[] =
 ensureMortarBuild()
 const logDir = mkdtempSync(join(tmpdir(), 'mortar-stream-ttft-'))
 console.log(`logs: ${logDir}`)
-const nodeArgs = opts['node-args'].split(' ').filter((arg) => arg !== '')
+const nodeArgs = [...opts['node-args'].split(' ').filter((arg) => arg !== ''), ...(opts.gc ? GC_TRACE_NODE_ARGS : [])]
 const upstream = await startUpstream({ logDir, deltas, intervalMs })
 const contenders: Record<string, Contender> = { direct: direct(upstream), bare: await startBare(upstream, { logDir }), mortar: await startMortar(upstream, { logDir, nodeArgs }) }
 if (opts['capture-off']) contenders['mortar-capture-off'] = await startMortar(upstream, { logDir, nodeArgs, name: 'mortar-capture-off', id: 'mortar-capture-off', serveArgs: ['--capture', 'off'] })
@@ -78,11 +82,15 @@ try {
   }
   for (const cell of cells) {
     const rows: Record<string, StreamResult[]> = Object.fromEntries(ids.map((id) => [id, []]))
+    const gc: Record<string, GcTotals> = {}
     for (let round = 0; round < Number(opts.rounds); round++) {
       for (const id of round % 2 === 0 ? ids : [...ids].reverse()) {
         const c = contenders[id]!
         const durationMs = Number(opts.seconds) * 1000
+        const traced = opts.gc && id.startsWith('mortar') ? c.proc.logFile : undefined
+        const logAt = traced === undefined ? 0 : statSync(traced).size
         rows[id]!.push(await runLoad({ kind: 'stream', ...routeOf(c, API), headers: c.headers, prompt: cell.prompt, concurrency: 1, durationMs, rampMs: 0, deltas, intervalMs, thinkMs, first: (first += 1_000_000) }))
+        if (traced !== undefined) gc[id] = addGcTrace(gc[id], readFileSync(traced).subarray(logAt).toString('utf8'))
       }
     }
     const ttft = (id: string) => median(rows[id]!.map((r) => r.ttft.p50))
@@ -95,6 +103,7 @@ try {
         `  ${id.padEnd(16)} TTFT p50 ${ttft(id).toFixed(3)} (added ${(ttft(id) - ttft('direct')).toFixed(3)}), inter-chunk p99 ${gap(id).toFixed(3)} (added ${(gap(id) - gap('direct')).toFixed(3)}); streams ok ${ok}, lost ${lost}`,
       )
     }
+    for (const [id, totals] of Object.entries(gc)) console.log(`  ${id} GC: ${gcLine(totals)}`)
   }
 } finally {
   // `direct` is the fake server itself, stopped last.

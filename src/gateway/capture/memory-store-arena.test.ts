@@ -237,6 +237,12 @@ describe('MemoryStore arena', () => {
         const leftOut: Exchange = { ...exchange, request: { ...exchange.request, body: '' }, model_body: '', upstream: { ...exchange.upstream!, body: '' } }
         lean.add(leftOut, { requestBody: received === '' ? undefined : requestBody, sentBody: sent === '' ? undefined : sentBody, modelBodySent: true })
       }
+      // Nothing for the arena at all (headers that stay unpacked, no frames, short texts): the texts left out are still kept.
+      const bare = exchangeFixture({ request: { url: '/v1/chat/completions', headers: [['x-folded', 'a\nb']], body: '{"m":1}' }, model_body: '{"s":1}', response: { headers: [], frames: [], body: null } })
+      const sentBare = { ...bare, upstream: { replica: 'r1', body: '{"s":1}', status: 200, headers: [], frames: [], response_body: null } }
+      added.set(sentBare.id, sentBare)
+      whole.add(sentBare, { requestBody: Buffer.from('{"m":1}'), sentBody: Buffer.from('{"s":1}'), modelBodySent: true })
+      lean.add({ ...sentBare, request: { ...sentBare.request, body: '' }, model_body: '', upstream: { ...sentBare.upstream, body: '' } }, { requestBody: Buffer.from('{"m":1}'), sentBody: Buffer.from('{"s":1}'), modelBodySent: true })
       expect(lean.stats()).toEqual(whole.stats())
       expect(lean.arenaUse()).toEqual(whole.arenaUse())
       const kept = new Map([...added].filter(([id]) => whole.get(owner, id) !== undefined))

@@ -242,6 +242,7 @@ export class MemoryStore implements ExchangeStore {
     const texts = [exchange.request.body, exchange.model_body, exchange.response.body, upstream?.body ?? null, upstream?.response_body ?? null, packed?.text ?? null]
     const spans: number[] = []
     let any = false
+    let restored = false
     this.writing = entry
     for (let i = 0; i < TEXTS; i++) {
       const text = texts[i] ?? null
@@ -262,7 +263,10 @@ export class MemoryStore implements ExchangeStore {
         else span = this.write(text, isWellFormed)
       }
       // A text left out that the arena does not hold is kept in the entry as any short text is.
-      if (leftOut && span[0] < 0) texts[i] = asciiTextOf(bytes)
+      if (leftOut && span[0] < 0) {
+        texts[i] = asciiTextOf(bytes)
+        restored = true
+      }
       if (span[0] >= 0) any = true
       spans.push(...span)
     }
@@ -270,7 +274,7 @@ export class MemoryStore implements ExchangeStore {
     const upstreamFrames = upstream === null ? undefined : this.packFrames(upstream.frames)
     this.writing = undefined
     entry.end = this.arena.position
-    if (!any && responseFrames === undefined && upstreamFrames === undefined && packed === undefined) return
+    if (!any && !restored && responseFrames === undefined && upstreamFrames === undefined && packed === undefined) return
     const kept = (index: number): string | null => ((spans[3 * index] as number) >= 0 ? '' : (texts[index] ?? null))
     const headers = packed === undefined ? undefined : { counts: packed.counts, text: kept(HEADERS) ?? '' }
     // Packed, the lists are kept empty in the exchange.

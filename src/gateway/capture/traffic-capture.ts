@@ -259,7 +259,6 @@ export class TrafficCapture {
     return this.instance === undefined ? exchange : { ...exchange, instance: this.instance }
   }
 
-
   private runningMatching(scope: Scope, filter: ExchangeFilter, limit: number): ExchangeSummary[] {
     const pattern = filter.q === undefined || filter.q === '' ? undefined : searchPattern(filter.q)
     const found: ExchangeSummary[] = []

@@ -11,23 +11,26 @@ afterEach(async () => {
   })))
 })
 
+/** Hooks that only hear of the end: what each test watches. */
+const endedOnly = (ended: RecorderHooks['ended']): RecorderHooks => ({
+  maxExchangeBytes: () => 1 << 20,
+  started: () => undefined,
+  changed: () => undefined,
+  ended,
+})
+
 describe('ExchangeRecorder', () => {
   it('is found by its request while the exchange runs and while it ends, and leaves the recorders once it has ended', async () => {
     let request: IncomingMessage | undefined
     const seen: { running?: ExchangeRecorder | undefined; ending?: ExchangeRecorder | undefined; after?: ExchangeRecorder | null } = {}
     const afterEnd = new Promise<void>((resolve) => {
-      const hooks: RecorderHooks = {
-        maxExchangeBytes: () => 1 << 20,
-        started: () => undefined,
-        changed: () => undefined,
-        ended: (recorder) => {
-          seen.ending = recorderOf(recorder.req)
-          queueMicrotask(() => {
-            seen.after = recorderOf(recorder.req) ?? null
-            resolve()
-          })
-        },
-      }
+      const hooks = endedOnly((recorder) => {
+        seen.ending = recorderOf(recorder.req)
+        queueMicrotask(() => {
+          seen.after = recorderOf(recorder.req) ?? null
+          resolve()
+        })
+      })
       const server = createServer((req, res) => {
         request = req
         new ExchangeRecorder(req, res, hooks)
@@ -55,12 +58,7 @@ describe('ExchangeRecorder', () => {
     const ended: unknown[] = []
     let recorder: ExchangeRecorder | undefined
     const closed = new Promise<void>((whenClosed) => {
-      const hooks: RecorderHooks = {
-        maxExchangeBytes: () => 1 << 20,
-        started: () => undefined,
-        changed: () => undefined,
-        ended: (done) => ended.push(done.generationFacts()),
-      }
+      const hooks = endedOnly((done) => ended.push(done.generationFacts()))
       const server = createServer((req, res) => {
         recorder = new ExchangeRecorder(req, res, hooks)
         recorder.decided({ model: 'm', deployment: 'scripted', session: 's', stream: true }, undefined)
@@ -94,17 +92,12 @@ describe('ExchangeRecorder', () => {
     const atEnd: { text?: string; frames?: number; sent?: string | undefined } = {}
     let recorder: ExchangeRecorder | undefined
     const handedOver = new Promise<void>((resolve) => {
-      const hooks: RecorderHooks = {
-        maxExchangeBytes: () => 1 << 20,
-        started: () => undefined,
-        changed: () => undefined,
-        ended: (done) => {
-          atEnd.text = done.requestText()
-          atEnd.frames = done.frames.length
-          atEnd.sent = done.sentBody()
-          queueMicrotask(resolve)
-        },
-      }
+      const hooks = endedOnly((done) => {
+        atEnd.text = done.requestText()
+        atEnd.frames = done.frames.length
+        atEnd.sent = done.sentBody()
+        queueMicrotask(resolve)
+      })
       const server = createServer((req, res) => {
         recorder = new ExchangeRecorder(req, res, hooks)
         recorder.bodyUndecoded(body)

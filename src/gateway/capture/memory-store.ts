@@ -3,6 +3,7 @@ import { matchesFilter, matchesText, searchPattern, summaryOf, visibleTo, type S
 import type { ExchangeStore, KnownBytes, StoreStats } from './exchange-store'
 import { SLAB_BYTES, TextArena } from './text-arena'
 import type { ByteChunks } from '../http/json-chunks'
+import { asciiText } from '../http/decode-in-pieces'
 
 /**
  * Texts of at least this many UTF-16 units go to the arena; shorter ones stay strings. A kept
@@ -452,5 +453,5 @@ function knownBytesAt(index: number, known: KnownBytes | undefined): Buffer | By
 
 /** The text of ASCII bytes at hand: a text the record left out, kept in the entry after all. */
 function asciiTextOf(bytes: Buffer | ByteChunks): string {
-  return Buffer.isBuffer(bytes) ? bytes.toString('latin1') : bytes.chunks.map((chunk) => chunk.toString('latin1')).join('')
+  return Buffer.isBuffer(bytes) ? asciiText(bytes) : bytes.chunks.map((chunk) => asciiText(chunk)).join('')
 }

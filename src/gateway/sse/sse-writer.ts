@@ -7,7 +7,7 @@ import { sseComment, sseData, type Frames } from './frames'
  * instead of growing memory. The common case — buffer not full — stays synchronous.
  */
 export class SseWriter {
-  /** The opening is being held until the first generation event or the end of the turn (`open`). */
+  /** The opening is being held until the event loop's turn ends (`open`). */
   private holding = false
 
   constructor(private readonly res: ServerResponse) {}
@@ -19,12 +19,11 @@ export class SseWriter {
   }
 
   /**
-   * Set the status and headers. They are held with the opening frames (the role chunk, a comment)
-   * until the first generation event is written in this turn of the event loop, and leave with
-   * it: when the model server's headers and its first data came in one read — as a server that
-   * has its first token ready sends them — one write carries all of it to the first token, and
-   * nothing else the turn still has to run comes before it. A first token that comes later finds
-   * the opening already sent, at the end of the turn.
+   * Set the status and headers. They leave with the frames written in the rest of this turn of
+   * the event loop: the opening frames (the role chunk, a comment) and, when the model server's
+   * headers and its first data came in one read — as a server that has its first token ready
+   * sends them — the first content too. One write instead of two on the way to the first token;
+   * a first token that comes later finds the opening already sent, at the end of the turn.
    */
   open(): void {
     this.res.writeHead(200, {
@@ -37,11 +36,13 @@ export class SseWriter {
     this.res.socket?.setNoDelay(true)
     // Node flushes a response's writes when the current tick's callbacks are done; the first
     // content is read a few ticks later in the same turn (its 'data' waits for the stream to
-    // start flowing), so the opening is held until the first event takes it, or until the turn's
-    // I/O callbacks have all run.
+    // start flowing), so the opening is held until the turn's I/O callbacks have all run.
     this.res.cork()
     this.holding = true
-    setImmediate(() => this.release())
+    setImmediate(() => {
+      this.holding = false
+      this.res.uncork()
+    })
   }
 
   /** One `data:` event. `json` is already serialized and holds no raw line breaks. */
@@ -67,13 +68,11 @@ export class SseWriter {
    * server's last event often comes in one read with its finish, usage and `[DONE]`, and the work
    * they start — the reply's end, the connection's release, the generation's end — ran first and
    * held the last delta back by a millisecond or more: the longest gap between a stream's deltas.
-   * The first event takes a held opening with it, for the same reason: the rest of the turn's
-   * callbacks would otherwise run before the first delta leaves.
+   * While the opening is held, the frames wait for it.
    */
   event(frames: Frames): Promise<void> | void {
     const pending = this.frames(frames)
-    if (this.holding) this.release()
-    else if (!this.closed) this.res.uncork()
+    if (!this.holding && !this.closed) this.res.uncork()
     return pending
   }
 
@@ -89,13 +88,6 @@ export class SseWriter {
   abandon(): void {
     if (this.closed) return
     this.res.end()
-  }
-
-  /** The held opening leaves: with the first generation event, or at the end of the turn it was opened in. */
-  private release(): void {
-    if (!this.holding) return
-    this.holding = false
-    this.res.uncork()
   }
 
   private write(frame: string): Promise<void> | void {

@@ -8,7 +8,8 @@
 //
 // The fake model server sends `deltas` content deltas `interval-ms` apart (the first at once), so a
 // stream is short and many fit in a round. Each round runs every contender for `seconds`, in
-// alternating order; the figures are medians of the rounds' p50 (TTFT) and p99 (inter-chunk).
+// alternating order; the figures are medians of the rounds' p50 (TTFT) and p99 (inter-chunk), and
+// each round's TTFT p50 follows, per contender.
 // --capture-off: the same build with `--capture off` as `mortar-capture-off`, in the same rounds.
 // --node-args: Node flags for every Mortar process, space-separated, as cpu-per-request.ts takes them;
 // --baseline-node-args: with --baseline, flags for the baseline's process only (one build with and
@@ -103,6 +104,9 @@ try {
         `  ${id.padEnd(16)} TTFT p50 ${ttft(id).toFixed(3)} (added ${(ttft(id) - ttft('direct')).toFixed(3)}), inter-chunk p99 ${gap(id).toFixed(3)} (added ${(gap(id) - gap('direct')).toFixed(3)}); streams ok ${ok}, lost ${lost}`,
       )
     }
+    // Each round's figure, in order: the spread a difference between two contenders has to exceed
+    // (two processes of one build differed by 0.55 ms of TTFT over 9 rounds).
+    for (const id of ids) console.log(`  ${id}: TTFT p50 of each round ${rows[id]!.map((r) => r.ttft.p50.toFixed(2)).join(' ')}`)
     for (const [id, totals] of Object.entries(gc)) console.log(`  ${id} GC: ${gcLine(totals)}`)
   }
 } finally {

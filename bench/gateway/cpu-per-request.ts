@@ -3,7 +3,7 @@
 //
 //   npx tsx bench/gateway/cpu-per-request.ts [--count 5000] [--rounds 3] [--sizes] [--cells LIST]
 //                                            [--api chat|responses|messages] [--baseline CLI] [--capture-off] [--gc] [--survivors] [--node-args=ARGS]
-//                                            [--pair [--bare-apart]] [--witness]
+//                                            [--pair [--bare-apart]] [--witness] [--think-ms MS]
 //
 // Starts the fake model server, the bare proxy and Mortar (as run.ts does), sends `count`
 // sequential JSON requests to each per round, and reads each process's utime + stime from
@@ -40,6 +40,9 @@
 //                   holding the most bytes, and with --capture-off those that capture memory adds
 //   --node-args=ARGS Node flags for every Mortar process, space-separated (--node-args=--cpu-prof): their
 //                   output goes to each process's log in the run's log directory, printed at the start
+//   --think-ms MS   a pause of MS after each reply before the next request (0: none), as a person or
+//                   an agent leaves between turns: each request then finds the caches cold, as real
+//                   traffic does, and costs more CPU in every contender
 // At the end, each Mortar's CPU ticks thread by thread (the main thread, then V8's and libuv's workers).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -69,6 +72,7 @@ const { values: opts } = parseArgs({
     pair: { type: 'boolean', default: false },
     witness: { type: 'boolean', default: false },
     'bare-apart': { type: 'boolean', default: false },
+    'think-ms': { type: 'string', default: '0' },
   },
 })
 const COUNT = Number(opts.count)
@@ -129,7 +133,7 @@ try {
         const { logFile } = contender(id).proc
         const logAt = statSync(logFile).size
         const before = processTicks(pid)
-        const result = await runLoad(job(contender(id), { kind: 'json-seq', concurrency: 1, warmup: warm, count: COUNT, prompt: cell.prompt }))
+        const result = await runLoad(job(contender(id), { kind: 'json-seq', concurrency: 1, warmup: warm, count: COUNT, prompt: cell.prompt, thinkMs: Number(opts['think-ms']) }))
         rows[id]!.push({ cpuUs: ((processTicks(pid) - before) * TICK_US) / (result.completed + warm), p50: result.latency.p50 })
         if (opts.gc && id.startsWith('mortar')) gc[id] = addGcTrace(gc[id], readFileSync(logFile).subarray(logAt).toString('utf8'))
       }

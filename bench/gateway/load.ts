@@ -100,6 +100,7 @@ async function jsonSeq(): Promise<JsonSeqResult> {
   const latencies: number[] = []
   const errors: string[] = []
   const warmup = job.warmup ?? 0
+  const thinkMs = job.thinkMs ?? 0
   let bodyChars = 0
   let next = 0
   const total = warmup + (job.count ?? 0)
@@ -120,7 +121,10 @@ async function jsonSeq(): Promise<JsonSeqResult> {
     })
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < total && performance.now() < deadline) await one()
+      while (next < total && performance.now() < deadline) {
+        await one()
+        if (thinkMs > 0) await new Promise((r) => setTimeout(r, thinkMs))
+      }
     }),
   )
   const measuredMs = performance.now() - (measuredStart || started)

@@ -13,7 +13,7 @@
 // calls it makes, and the garbage collections that fall there); the two hops are the machine's.
 //
 //   npx tsx bench/gateway/timeline.ts [--witness | --cells LIST] [--api chat|responses|messages]
-//                                     [--pair] [--count 1000] [--rounds 2] [--baseline CLI]
+//                                     [--pair] [--count 1000] [--rounds 2] [--baseline CLI] [--think-ms 0]
 //
 //   --witness       the independent harness's request (~340 B, max_tokens 16), the default
 //   --cells LIST    sweep cells by name (sweep.ts), comma-separated: "stable 128 KB,growing 128 KB"
@@ -21,6 +21,8 @@
 //                   The pair's own bare proxy shares that process, so its hops cannot be told from
 //                   its work; the bare proxy measured is the same one in a process of its own.
 //   --baseline CLI  another build's out/main/cli.js, as `mortar-baseline`, in the same rounds
+//   --think-ms MS   a pause after each JSON reply before the next request, as a person or an agent
+//                   leaves between turns: the path then runs on cold caches, as it does for them
 //
 //   --stream        streams instead of JSON replies, one at a time for `--seconds` a round (4), after
 //                   `--warm-seconds` of streams (1): a stream's way to its first content delta, the
@@ -53,11 +55,13 @@ const { values: opts } = parseArgs({
     stream: { type: 'boolean', default: false },
     seconds: { type: 'string', default: '4' },
     'warm-seconds': { type: 'string', default: '1' },
+    'think-ms': { type: 'string', default: '0' },
   },
 })
 const API = apiOption(opts.api)
 const COUNT = Number(opts.count)
 const ROUNDS = Number(opts.rounds)
+const THINK_MS = Number(opts['think-ms'])
 const SEGMENTS = ['request', 'to server', 'server', 'back', 'reply'] as const
 type Segment = (typeof SEGMENTS)[number]
 
@@ -84,7 +88,7 @@ const cells: { name: string; prompt: Prompt }[] =
   opts.cells === undefined ? [{ name: 'witness', prompt: { shape: 'witness' } }] : cellsNamed(opts.cells).map((cell) => ({ name: cellName(cell), prompt: { shape: cell.shape, bytes: cell.bytes } }))
 let first = 0
 const load = (c: Contender, prompt: Prompt | undefined, count: number, concurrency: number) =>
-  runLoad({ ...routeOf(c, API), headers: c.headers, first: (first += 1_000_000), kind: 'json-seq', concurrency, warmup: 0, count, ...(prompt ? { prompt } : {}) })
+  runLoad({ ...routeOf(c, API), headers: c.headers, first: (first += 1_000_000), kind: 'json-seq', concurrency, warmup: 0, count, thinkMs: concurrency === 1 ? THINK_MS : 0, ...(prompt ? { prompt } : {}) })
 const streams = (c: Contender, prompt: Prompt | undefined, seconds: number) =>
   runLoad({ ...routeOf(c, API), headers: c.headers, first: (first += 1_000_000), kind: 'stream', concurrency: 1, durationMs: seconds * 1000, rampMs: 0, ...STREAM, ...(prompt ? { prompt } : {}) })
 /** One round's measured load: `COUNT` JSON requests, or streams for `--seconds`. */

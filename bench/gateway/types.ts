@@ -35,7 +35,7 @@ export interface LoadJob {
   intervalMs?: number | undefined
   lateMs?: number | undefined
   rampMs?: number | undefined
-  /** Streams: each user's pause after a stream ends before its next one (0: none). */
+  /** Streams and sequential JSON: each user's pause after a reply ends before the next request (0: none). */
   thinkMs?: number | undefined
 }
 

@@ -145,7 +145,7 @@ export function renderSweep(results: Results): string[] {
     lines.push('')
   }
   table('**Prompt-size sweep: JSON, 1 client, added p50** (ms; 128k-token window; "stable" repeats one system prompt, "growing" adds one agent turn per request)', 'addedP50')
-  table('**Prompt-size sweep: JSON, 1 client, CPU per request** (µs of the contender\'s own process, utime + stime: steadier than latency on a shared machine)', 'cpuUs', us)
+  table('**Prompt-size sweep: JSON, 1 client, CPU per request** (µs of the contender\'s own process, utime + stime, once the cell\'s own untimed requests have warmed it: steadier than latency on a shared machine)', 'cpuUs', us)
   table(`**Prompt-size sweep: streams (${results.meta.settings.sweep.streams} clients), added TTFT p50** (ms)`, 'addedTtftP50')
   table('**Prompt-size sweep: streams, added inter-chunk p99** (ms)', 'addedGapP99')
   const lost = cells.flatMap((c) => Object.entries(c.by).filter(([, v]) => (v.lost ?? 0) > 0).map(([id, v]) => `${LABELS[id]} ${c.name}: ${v.lost}`))

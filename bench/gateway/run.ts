@@ -45,7 +45,7 @@ const FULL = {
   streamLevels: [100, 250, 500, 1000],
   streamLevelMs: 4000,
   witness: { rounds: 3, warmup: 300, count: 1500 },
-  sweep: { warmup: 100, count: 800, streams: 8, streamMs: 2500 },
+  sweep: { settle: 800, warmup: 100, count: 800, streams: 8, streamMs: 2500 },
 }
 const QUICK = {
   seqRounds: 1,
@@ -60,7 +60,7 @@ const QUICK = {
   streamLevels: [250, 1000],
   streamLevelMs: 2000,
   witness: { rounds: 1, warmup: 150, count: 600 },
-  sweep: { warmup: 50, count: 250, streams: 8, streamMs: 1500 },
+  sweep: { settle: 200, warmup: 50, count: 250, streams: 8, streamMs: 1500 },
 }
 const P = { ...(opts.quick ? QUICK : FULL) }
 if (!sections.has('main')) Object.assign(P, { seqRounds: 0, fixedRates: [], ladderRates: [], streamLight: { ...P.streamLight, rounds: 0 }, streamLevels: [] })

@@ -141,7 +141,7 @@ export async function runSweep({
   job,
   P,
   log,
-}: SectionContext & { jsonIds: string[]; streamIds: string[]; P: { warmup: number; count: number; streams: number; streamMs: number } }): Promise<SweepCellResult[]> {
+}: SectionContext & { jsonIds: string[]; streamIds: string[]; P: { settle: number; warmup: number; count: number; streams: number; streamMs: number } }): Promise<SweepCellResult[]> {
   const cells: SweepCellResult[] = []
   const runCell = async (cell: SweepCell, api: Api, index: number, jsonRun: string[], streamRun: string[]): Promise<void> => {
     const prompt = { shape: cell.shape, bytes: cell.bytes }
@@ -150,6 +150,8 @@ export async function runSweep({
     for (const id of jsonRun.map((_, i) => jsonRun[(i + index) % jsonRun.length]!)) {
       log(`sweep ${name}, JSON c=1: ${id}`)
       const contender = contenders[id]!
+      // Untimed, uncounted: the paths this cell's requests take are compiled before it is measured.
+      await job(contender, { kind: 'json-seq', ...routeOf(contender, api), concurrency: 1, warmup: 0, count: P.settle, prompt, first: fresh() })
       json[id] = await measure(id, 'sweep-json', () => {
         const load = { kind: 'json-seq' as const, ...routeOf(contender, api), concurrency: 1, warmup: P.warmup, count: P.count, prompt, first: fresh() }
         return withCpu(contender, () => job(contender, load), (r) => r.completed + P.warmup)

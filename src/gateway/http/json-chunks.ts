@@ -47,6 +47,18 @@ export class SplicedJson {
 /** A piece of text, or a function that makes it. */
 type TextPiece = string | (() => string)
 
+/** A stretch of written JSON as text pieces and their bytes, to write again as it is (`JsonChunkWriter.segment`). */
+export interface WrittenSegment {
+  readonly pieces: readonly TextPiece[]
+  readonly chunks: readonly Buffer[]
+}
+
+/** Where a segment starts in a writer (`JsonChunkWriter.mark`). */
+export interface SegmentStart {
+  readonly pieces: number
+  readonly chunks: number
+}
+
 /**
  * Builds a SplicedJson: text written with `text()` is gathered and encoded once per run, text
  * whose bytes are at hand (`bytes()`) takes them as they are.
@@ -66,6 +78,29 @@ export class JsonChunkWriter {
     this.flush()
     this.pieces.push(text)
     this.chunks.push(bytes)
+    this.spliced = true
+  }
+
+  /** Where a segment starts: here, with the text written so far ended as a chunk of its own. */
+  mark(): SegmentStart {
+    this.flush()
+    // Text ended as a chunk is no longer in `pending`: the JSON is now its chunks.
+    this.spliced = true
+    return { pieces: this.pieces.length, chunks: this.chunks.length }
+  }
+
+  /** What was written since `start`, as a segment to write again (its text ended as a chunk). */
+  since(start: SegmentStart): WrittenSegment {
+    this.flush()
+    return { pieces: this.pieces.slice(start.pieces), chunks: this.chunks.slice(start.chunks) }
+  }
+
+  /** A segment written before, as it was. */
+  segment({ pieces, chunks }: WrittenSegment): void {
+    if (chunks.length === 0) return
+    this.flush()
+    for (const piece of pieces) this.pieces.push(piece)
+    for (const chunk of chunks) this.chunks.push(chunk)
     this.spliced = true
   }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { deepFreeze } from '../../shared/api/element-results'
-import { JsonTextCache, SHORTEST_KEPT_STRING } from './json-text'
+import { FEWEST_KEPT_ITEMS, JsonTextCache, SHORTEST_KEPT_STRING } from './json-text'
 import { outgoingBytes, outgoingText } from './json-splice'
 
 // Long strings: a random head on a long run, so that generating them stays cheap.
@@ -128,5 +128,67 @@ describe('JsonTextCache', () => {
     cache.encode({ messages: [item] })
     inner.text = 'after'
     expect(outgoingText(cache.encode({ messages: [item] }))).toBe(JSON.stringify({ messages: [item] }))
+  })
+
+  it('writes a conversation that extends one written before exactly as JSON.stringify does, however it grows, branches or changes', () => {
+    // A pool of items, each frozen (a remembered element) or not, sent as conversations that
+    // grow, drop their last items, take copies (equal, other objects) or other items in place.
+    const item = fc.oneof(value, fc.record({ role: fc.constantFrom('system', 'user', 'tool'), content: fc.oneof(fc.string(), longText) }))
+    const step = fc.record({
+      drop: fc.nat({ max: 2 }),
+      add: fc.array(fc.nat(), { maxLength: FEWEST_KEPT_ITEMS }),
+      copyAt: fc.option(fc.nat(), { nil: undefined }),
+      changeAt: fc.option(fc.nat(), { nil: undefined }),
+    })
+    fc.assert(
+      fc.property(fc.array(fc.tuple(item, fc.boolean()), { minLength: 1, maxLength: 6 }), fc.array(step, { minLength: 1, maxLength: 6 }), (pool, steps) => {
+        const cache = new JsonTextCache()
+        const items = pool.map(([v, frozen]) => (frozen ? deepFreeze(structuredClone(v)) : v))
+        let messages: unknown[] = []
+        for (const [n, { drop, add, copyAt, changeAt }] of steps.entries()) {
+          messages = [...messages.slice(0, Math.max(0, messages.length - drop)), ...add.map((k) => items[k % items.length])]
+          if (copyAt !== undefined && messages.length > 0) messages[copyAt % messages.length] = structuredClone(messages[copyAt % messages.length])
+          // An item that is not frozen may change between two turns (written before, it must not be taken as it was).
+          const changed = changeAt === undefined || messages.length === 0 ? undefined : messages[changeAt % messages.length]
+          if (typeof changed === 'object' && changed !== null && !Array.isArray(changed) && !Object.isFrozen(changed)) (changed as Record<string, unknown>).content = `changed ${n}`
+          const sent = { model: 'm', messages, stream: false }
+          const body = cache.encode(sent)
+          const expected = JSON.stringify(sent)
+          expect(outgoingText(body)).toBe(expected)
+          const bytes = outgoingBytes(body)
+          expect(typeof bytes === 'string' ? bytes : bytes.joined().toString('utf8')).toBe(expected)
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('writes again what it wrote of a conversation of unchanging items, and looks up only the items after it', () => {
+    const cache = new JsonTextCache()
+    const turn = (n: number) => deepFreeze({ role: n % 2 === 0 ? 'assistant' : 'tool', content: `short ${n}` })
+    const system = deepFreeze({ role: 'system', content: 's'.repeat(SHORTEST_KEPT_STRING) })
+    const history = [system, ...Array.from({ length: FEWEST_KEPT_ITEMS - 1 }, (_, n) => turn(n))]
+    const chunksOf = (messages: unknown[]) => {
+      const bytes = outgoingBytes(cache.encode({ model: 'm', messages }))
+      if (typeof bytes === 'string') throw new Error('expected chunks')
+      return bytes.chunks
+    }
+    const shortRun = history.slice(1).map((item) => `,${JSON.stringify(item)}`).join('')
+    expect(chunksOf(history).map((chunk) => chunk.toString('utf8'))).toContain(shortRun)
+    // The short items' text after the system prompt was made into bytes once, and kept: each later turn sends those very bytes.
+    const answered = [...history, turn(FEWEST_KEPT_ITEMS)]
+    const kept = chunksOf(answered).find((chunk) => chunk.toString('utf8').includes(shortRun))
+    expect(kept).toBeDefined()
+    expect(chunksOf([...answered, turn(FEWEST_KEPT_ITEMS + 1)])).toContain(kept)
+    // A shorter conversation is written item by item each time, not kept.
+    const short = history.slice(0, FEWEST_KEPT_ITEMS - 1)
+    const once = chunksOf(short)
+    expect(chunksOf([...short]).filter((chunk) => once.includes(chunk) && chunk.length < SHORTEST_KEPT_STRING)).toEqual([])
+    // Only an unchanging array is kept: one with an item that may change is written anew each time.
+    const mutable = { role: 'user', content: 'may change' }
+    const withMutable = [...history, mutable, turn(4)]
+    chunksOf(withMutable)
+    mutable.content = 'changed'
+    expect(outgoingText(cache.encode({ messages: [...withMutable, turn(5)] }))).toBe(JSON.stringify({ messages: [...withMutable, turn(5)] }))
   })
 })

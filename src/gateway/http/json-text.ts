@@ -1,6 +1,6 @@
 import { frozenThroughout } from '../../shared/api/element-results'
 import { BoundedStringMap } from '../bounded-string-map'
-import { JsonChunkWriter } from './json-chunks'
+import { JsonChunkWriter, type WrittenSegment } from './json-chunks'
 import type { ClientBody, OutgoingJson } from './json-splice'
 
 /**
@@ -25,6 +25,27 @@ interface KeptJson {
   readonly json: string
   bytes?: Buffer
 }
+
+/**
+ * An array of items that never change as last written for a model server: its items, and the
+ * JSON between its brackets as text pieces and bytes.
+ */
+interface WrittenItems {
+  readonly items: readonly unknown[]
+  readonly segment: WrittenSegment
+}
+
+/**
+ * How many of an array's last items are tried as the end of one written before: a turn adds a
+ * reply and the results of its tool calls.
+ */
+const NEWEST_ITEMS_TRIED = 16
+/**
+ * Arrays of fewer items are written item by item, not kept: keeping one costs about as much as
+ * looking its items up, and an IDE tool's short conversation (its instructions, a new question)
+ * never comes back extended.
+ */
+export const FEWEST_KEPT_ITEMS = 8
 
 /**
  * `JSON.stringify` for request data — what `JSON.parse` and the request schema make: plain objects,
@@ -52,6 +73,14 @@ export class JsonTextCache {
    * item does, which the remembered parts' budget bounds.
    */
   private readonly items = new WeakMap<object, KeptJson>()
+  /**
+   * Arrays of such items written for a model server, each kept by its last item for the next
+   * turn: an agent's conversation is the last one with items added, so what was written of it is
+   * written again as it was (its pieces and bytes, no lookup per item), and only the new items
+   * are looked up. One per conversation (the entry a turn extends is dropped); a WeakMap, so an
+   * entry lives as long as its last item does.
+   */
+  private readonly arrays = new WeakMap<object, WrittenItems>()
 
   constructor(maxChars: number = DEFAULT_JSON_TEXT_CACHE_CHARS) {
     this.quoted = new BoundedStringMap(maxChars)
@@ -129,26 +158,7 @@ export class JsonTextCache {
       const known = this.itemJson(value)
       if (known !== undefined) return writeKept(known, out, withBytes)
     }
-    if (Array.isArray(value)) {
-      // Runs of items without a long string (most messages of a conversation) go to JSON.stringify
-      // together: one native call per run rather than one per item.
-      out.text('[')
-      let i = 0
-      while (i < value.length) {
-        if (i > 0) out.text(',')
-        const item: unknown = value[i]
-        if (writtenAlone(item, depth + 1)) {
-          this.write(item, depth + 1, out, withBytes)
-          i++
-          continue
-        }
-        let end = i + 1
-        while (end < value.length && !writtenAlone(value[end], depth + 1)) end++
-        out.text(JSON.stringify(i === 0 && end === value.length ? value : value.slice(i, end)).slice(1, -1))
-        i = end
-      }
-      return out.text(']')
-    }
+    if (Array.isArray(value)) return this.writeArray(value, depth, out, withBytes)
     // An object below the top with no long string of its own (a short message) costs less natively.
     if (depth > 0 && !holdsLong(value)) return out.text(JSON.stringify(value))
     out.text('{')
@@ -161,6 +171,74 @@ export class JsonTextCache {
       first = false
     }
     out.text('}')
+  }
+
+  /**
+   * An array, as JSON.stringify writes it. Runs of items without a long string (most messages of
+   * a conversation) go to JSON.stringify together: one native call per run rather than one per
+   * item. An array of items (a conversation's messages or items, its tools) written for the
+   * socket begins with what was written of an array kept in `arrays`, when it begins as that one
+   * did (then only the items after it are looked up), and is kept in turn when every item's JSON
+   * is kept (none of them will change).
+   */
+  private writeArray(value: readonly unknown[], depth: number, out: JsonChunkWriter, withBytes: boolean): void {
+    const ofItems = withBytes && depth === ITEM_DEPTH - 1 && value.length >= FEWEST_KEPT_ITEMS
+    const earlier = ofItems ? this.writtenBefore(value) : undefined
+    const last = value.at(-1)
+    out.text('[')
+    // Only an array whose last item never changes can be kept.
+    const start = earlier !== undefined || (ofItems && isFrozenObject(last)) ? out.mark() : undefined
+    let i = 0
+    if (earlier !== undefined) {
+      out.segment(earlier.segment)
+      i = earlier.items.length
+    }
+    let unchanging = true
+    while (i < value.length) {
+      if (i > 0) out.text(',')
+      const item: unknown = value[i]
+      const kept = depth + 1 === ITEM_DEPTH && isFrozenObject(item) ? this.itemJson(item) : undefined
+      if (kept !== undefined) {
+        writeKept(kept, out, withBytes)
+        i++
+        continue
+      }
+      // A flat item is kept as a copy of its values (below); any other may change.
+      if (start === undefined || !isFlat(item)) unchanging = false
+      if (writtenAlone(item, depth + 1)) {
+        this.write(item, depth + 1, out, withBytes)
+        i++
+        continue
+      }
+      let end = i + 1
+      while (end < value.length && !writtenAlone(value[end], depth + 1)) end++
+      out.text(JSON.stringify(i === 0 && end === value.length ? value : value.slice(i, end)).slice(1, -1))
+      i = end
+    }
+    if (start !== undefined && unchanging && isFrozenObject(last)) {
+      const replaced = earlier?.items.at(-1) as object | undefined
+      if (replaced !== undefined && replaced !== last) this.arrays.delete(replaced)
+      const { pieces, chunks } = out.since(start)
+      // What was written before is kept already: only what this turn added is made its own.
+      const before = earlier?.items.length ?? 0
+      const items = earlier === undefined ? value.map(keptItem) : earlier.items.concat(value.slice(before).map(keptItem))
+      this.arrays.set(last, { items, segment: { pieces, chunks: ownChunks(chunks, earlier?.segment.chunks.length ?? 0) } })
+    }
+    out.text(']')
+  }
+
+  /** The array kept in `arrays` that `items` begin with (the very same item objects), if one ends at one of their newest items. */
+  private writtenBefore(items: readonly unknown[]): WrittenItems | undefined {
+    for (let end = items.length; end > 0 && end > items.length - NEWEST_ITEMS_TRIED; end--) {
+      const item = items[end - 1]
+      if (!isFrozenObject(item)) continue
+      const written = this.arrays.get(item)
+      if (written === undefined || written.items.length !== end) continue
+      let same = true
+      for (let i = 0; i < end - 1 && same; i++) same = sameItem(written.items[i], items[i])
+      if (same) return written
+    }
+    return undefined
   }
 
   /** An item's JSON, kept with it once it is known never to change; undefined for one that may. */
@@ -181,6 +259,77 @@ function writeKept(kept: KeptJson, out: JsonChunkWriter, withBytes: boolean): vo
   kept.bytes ??= Buffer.from(kept.json)
   out.bytes(kept.json, kept.bytes)
 }
+
+/**
+ * `chunks` with those from `from` on in buffers of their own, for what is kept: a short text's
+ * bytes are a view of Node's shared 8 KB pool, which one kept view would keep whole. A run of
+ * such views is copied into one buffer (one allocation, not one per chunk); a chunk with a
+ * buffer of its own, and those before `from` (kept before), are kept as they are.
+ */
+function ownChunks(chunks: readonly Buffer[], from: number): Buffer[] {
+  const own = chunks.slice(0, from)
+  let run: Buffer[] = []
+  let runBytes = 0
+  const endRun = () => {
+    if (run.length === 0) return
+    const joined = Buffer.allocUnsafeSlow(runBytes)
+    let at = 0
+    for (const chunk of run) at += chunk.copy(joined, at)
+    own.push(joined)
+    run = []
+    runBytes = 0
+  }
+  for (let i = from; i < chunks.length; i++) {
+    const chunk = chunks[i]!
+    if (chunk.byteOffset === 0 && chunk.buffer.byteLength === chunk.length) {
+      endRun()
+      own.push(chunk)
+    } else {
+      run.push(chunk)
+      runBytes += chunk.length
+    }
+  }
+  endRun()
+  return own
+}
+
+/**
+ * Whether an item is a plain object of strings, numbers, booleans and nulls alone (a system
+ * message a translation makes anew each turn from the same text): its JSON is a function of those
+ * values and their keys' order, so a copy of them stands for it.
+ */
+function isFlat(item: unknown): item is Record<string, unknown> {
+  if (typeof item !== 'object' || item === null || Array.isArray(item) || Object.getPrototypeOf(item) !== Object.prototype) return false
+  for (const key in item) {
+    const value = (item as Record<string, unknown>)[key]
+    if (typeof value === 'object' ? value !== null : typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false
+  }
+  return true
+}
+
+/** Copies kept of flat items that were not frozen (an item changed after it was written does not change its copy). */
+const flatCopies = new WeakSet<object>()
+
+/** An item of an array kept in `arrays`: an unchanging one itself, a flat one as a frozen copy of its values. */
+function keptItem(item: unknown): unknown {
+  if (isFrozenObject(item)) return item
+  const copy = Object.freeze({ ...(item as Record<string, unknown>) })
+  flatCopies.add(copy)
+  return copy
+}
+
+/** Whether `item` is the item kept as `kept`: the same object, or a flat one with the same keys, in order, and the same values. */
+function sameItem(kept: unknown, item: unknown): boolean {
+  if (kept === item) return true
+  if (!flatCopies.has(kept as object) || !isFlat(item)) return false
+  const keys = Object.keys(kept as object)
+  const others = Object.keys(item)
+  if (keys.length !== others.length) return false
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== others[i] || (kept as Record<string, unknown>)[keys[i]!] !== item[keys[i]!]) return false
+  return true
+}
+
+const isFrozenObject = (value: unknown): value is object => typeof value === 'object' && value !== null && Object.isFrozen(value)
 
 const isLong = (value: unknown) => typeof value === 'string' && value.length >= SHORTEST_KEPT_STRING
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import { deepFreeze } from '../../shared/api/element-results'
 import { countTemplateTokens, renderQwen2Prompt } from './chat-template'
 import { o200kTokenizer } from './gpt-tokenizer'
 import { DEFAULT_CACHE_CHARS, PromptCounter, promptCounterFor, SHORTEST_CACHED_PROMPT_CHARS } from './prompt-counter'
@@ -175,11 +176,12 @@ describe('PromptCounter', () => {
     const tokenizer = spiedTokenizer()
     // A cache that keeps nothing: what is not tokenized again comes from the measured beginning.
     const counter = new PromptCounter(tokenizer, 4, 0)
-    const first = conversation(3)
+    // Messages the gateway remembered: frozen, the same objects on the next turn.
+    const first = deepFreeze(conversation(3))
     expect(counter.measureConversation(first, tools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(first, tools), o200kTokenizer))
     tokenizer.counted.length = 0
     // The next turn: the same message objects, one more after them.
-    const next = [...first, { role: 'user' as const, content: long('new question') }]
+    const next = [...first, deepFreeze({ role: 'user' as const, content: long('new question') })]
     const measure = counter.measureConversation(next, [...tools])
     expect(measure.exact()).toBe(countTemplateTokens(renderQwen2Prompt(next, tools), o200kTokenizer))
     expect(tokenizer.counted.filter((text) => text.length >= 64)).toEqual([`user\n${long('new question')}`])
@@ -188,25 +190,32 @@ describe('PromptCounter', () => {
     const copied = JSON.parse(JSON.stringify(next)) as ChatMessage[]
     expect(counter.measureConversation(copied, tools).exact()).toBe(measure.exact())
     expect(tokenizer.counted.filter((text) => text.length >= 64)).toHaveLength(1 + 7)
+    // Nor is a beginning kept by a message that is not frozen (the request's own object, which no
+    // later request sends again): the turn after the copy is measured whole too.
+    tokenizer.counted.length = 0
+    const afterCopy = [...copied, { role: 'assistant' as const, content: long('answer 3') }]
+    expect(counter.measureConversation(afterCopy, tools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(afterCopy, tools), o200kTokenizer))
+    expect(tokenizer.counted.filter((text) => text.length >= 64)).toHaveLength(1 + 8)
   })
 
   it('does not take a beginning that ends between two tool messages, nor one with other tools', () => {
     const tokenizer = spiedTokenizer()
     const counter = new PromptCounter(tokenizer, 4, 0)
     const call = { id: 'c', type: 'function' as const, function: { name: 'lookup', arguments: '{"q": 1}' } }
-    const first: ChatMessage[] = [
+    // Remembered messages, as the gateway hands them: frozen.
+    const first: ChatMessage[] = deepFreeze([
       { role: 'user', content: long('go') },
       { role: 'assistant', content: null, tool_calls: [call, { ...call, id: 'd' }] },
       { role: 'tool', content: long('result 1'), tool_call_id: 'c' },
-    ]
+    ])
     counter.measureConversation(first, tools).exact()
     // The second result joins the first's turn: the first's run did not end where the beginning did.
-    const next: ChatMessage[] = [...first, { role: 'tool', content: long('result 2'), tool_call_id: 'd' }]
+    const next: ChatMessage[] = [...first, deepFreeze({ role: 'tool', content: long('result 2'), tool_call_id: 'd' })]
     expect(counter.measureConversation(next, tools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(next, tools), o200kTokenizer))
     const otherTools: ChatTool[] = [{ type: 'function', function: { name: 'search', description: long('other tool'), parameters: { type: 'object' } } }]
-    const answered: ChatMessage[] = [...next, { role: 'assistant', content: long('done') }]
+    const answered: ChatMessage[] = [...next, deepFreeze({ role: 'assistant', content: long('done') })]
     counter.measureConversation(answered, tools).exact()
-    const asked = [...answered, { role: 'user' as const, content: long('more') }]
+    const asked = [...answered, deepFreeze({ role: 'user' as const, content: long('more') })]
     expect(counter.measureConversation(asked, otherTools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(asked, otherTools), o200kTokenizer))
     // The same last message after other messages is another conversation.
     const elsewhere: ChatMessage[] = [{ role: 'user', content: long('elsewhere') }, ...asked.slice(1)]
@@ -234,10 +243,11 @@ describe('PromptCounter', () => {
     fc.assert(
       fc.property(fc.array(message, { minLength: 1, maxLength: 5 }), fc.array(step, { minLength: 1, maxLength: 6 }), fc.constantFrom(4, DEFAULT_CACHE_CHARS), (start, steps, cacheChars) => {
         const counter = new PromptCounter(o200kTokenizer, cacheChars, 0)
-        let messages = start
+        // Sent messages are remembered (frozen) ones; the copies below are made anew, as a translation makes some.
+        let messages = start.map((m) => deepFreeze(structuredClone(m)))
         let withTools: ChatTool[] = []
         for (const { drop, add, toolsChange, count, copy, edit } of steps) {
-          messages = [...messages.slice(0, Math.max(0, messages.length - drop)), ...add]
+          messages = [...messages.slice(0, Math.max(0, messages.length - drop)), ...add.map((m) => deepFreeze(structuredClone(m)))]
           if (copy || edit !== undefined) {
             const earlier = messages.slice(0, -1).map((m) => structuredClone(m))
             const edited = edit === undefined ? undefined : earlier[edit.at % Math.max(1, earlier.length)]

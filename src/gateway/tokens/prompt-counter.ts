@@ -163,8 +163,10 @@ export class PromptCounter {
     }
     this.gather(pieces, cached, runs)
     const last = messages.at(-1)
-    // Short conversations are measured without the cache; keeping their beginnings would not pay either.
-    if (cached && last !== undefined) this.keepBeginning(last, { messages: messages.slice(), tools: toolTexts, chars: chars - GENERATION_PROMPT_CHARS, known: runs.known, uncounted: runs.uncounted.slice() }, beginning)
+    // Short conversations are measured without the cache; keeping their beginnings would not pay
+    // either. Nor would keeping one by a message that is not frozen: it is this request's own
+    // object (one the gateway did not remember), which no later request sends again.
+    if (cached && last !== undefined && Object.isFrozen(last)) this.keepBeginning(last, { messages: messages.slice(), tools: toolTexts, chars: chars - GENERATION_PROMPT_CHARS, known: runs.known, uncounted: runs.uncounted.slice() }, beginning)
     this.gather(QWEN_GENERATION_PROMPT, cached, runs)
     return this.measured(runs, cached)
   }
@@ -190,7 +192,10 @@ export class PromptCounter {
    */
   private beginningOf(messages: readonly ChatMessage[], tools: readonly string[]): MeasuredBeginning | undefined {
     for (let end = messages.length; end > 0 && end > messages.length - NEWEST_MESSAGES_TRIED; end--) {
-      const beginning = this.beginnings.get(messages[end - 1]!)
+      const message = messages[end - 1]!
+      // Beginnings are kept by frozen messages only: any other is told apart without a lookup.
+      if (!Object.isFrozen(message)) continue
+      const beginning = this.beginnings.get(message)
       if (beginning === undefined || beginning.messages.length !== end) continue
       if (messages[end - 1]!.role === 'tool' && messages[end]?.role === 'tool') continue
       if (!sameMessages(beginning.messages, messages, end) || !sameStrings(beginning.tools, tools)) continue

@@ -133,4 +133,24 @@ describe('a Responses request as a chat completion', () => {
     // The remembered assistant message, alone, has no call: the one before took it in a copy.
     expect(remembered([items[1]])).toEqual([{ role: 'assistant', content: 'Let me look.' }])
   })
+
+  it('keeps the assistant message a remembered call starts, and makes one anew for a call that may change', () => {
+    const call = { type: 'function_call', call_id: 'c1', name: 'read_file', arguments: '{"path":"a.ts"}' }
+    const messagesOf = (input: unknown[]) => {
+      const parsed = parseResponsesRequest({ model: 'm', input }, frozenThroughout)
+      if (!parsed.ok) throw new Error(parsed.issue.message)
+      return responsesToChat(parsed.request).conversation.messages
+    }
+    const items = [{ role: 'user', content: 'read a.ts' }, call, { type: 'function_call_output', call_id: 'c1', output: 'export {}' }].map((item) => deepFreeze(structuredClone(item)))
+    const first = messagesOf(items)
+    const again = messagesOf([...items, { role: 'user', content: 'and b.ts?' }])
+    expect(first[1]).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] })
+    expect(again[1]).toBe(first[1])
+    expect(frozenThroughout(first[1])).toBe(true)
+    // Not frozen: its message is its own, each time.
+    const fresh = messagesOf([{ role: 'user', content: 'read a.ts' }, structuredClone(call)])
+    expect(fresh[1]).toEqual(first[1])
+    expect(fresh[1]).not.toBe(messagesOf([{ role: 'user', content: 'read a.ts' }, structuredClone(call)])[1])
+    expect(Object.isFrozen(fresh[1])).toBe(false)
+  })
 })

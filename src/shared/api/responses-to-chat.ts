@@ -13,6 +13,12 @@ const chatMessages = new Derived(
     item.type === 'message' ? { role: item.role === 'developer' ? 'system' : item.role, content: item.content } : { role: 'tool', content: item.output, tool_call_id: item.call_id },
 )
 const chatCalls = new Derived((item: Item<'function_call'>): NonNullable<ChatMessage['tool_calls']>[number] => ({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } }))
+/**
+ * The assistant message a call starts (one that follows no assistant message), kept with a
+ * remembered call as its chat form is: an agent's history holds one per step, and a message made
+ * anew each turn is translated, rendered and written anew by every later stage too.
+ */
+const callMessages = new Derived((item: Item<'function_call'>): ChatMessage => ({ role: 'assistant', content: null, tool_calls: [chatCalls.of(item)] }))
 const chatTools = new Derived(
   (tool: ResponsesFunctionTool): ChatTool => ({
     type: 'function',
@@ -50,11 +56,10 @@ export function responsesToChat(request: ResponsesRequest): { conversation: Chat
         messages.push(chatMessages.of(item))
         break
       case 'function_call': {
-        const call = chatCalls.of(item)
         const last = messages[messages.length - 1]
         // A message shared with other requests (a remembered one's) is not changed: a copy takes the call.
-        if (last?.role === 'assistant') messages[messages.length - 1] = { ...last, tool_calls: [...(last.tool_calls ?? []), call] }
-        else messages.push({ role: 'assistant', content: null, tool_calls: [call] })
+        if (last?.role === 'assistant') messages[messages.length - 1] = { ...last, tool_calls: [...(last.tool_calls ?? []), chatCalls.of(item)] }
+        else messages.push(callMessages.of(item))
         break
       }
       case 'reasoning':

@@ -22,11 +22,13 @@ import { responsesEndpoint } from './responses/responses-endpoint'
 const { longText, messagesMessage, messagesTool, responsesItem, responsesTool } = historyArbitraries(SHORTEST_REMEMBERED_CHARS)
 
 /** A conversation's turns: each step sends one more element, sometimes changes an old one, and names one of two organizations. */
+// Up to 12 turns: past 8 elements, a history's outputs are also kept whole, for the turn that extends it.
+const TURNS = 12
 const steps = <T>(element: fc.Arbitrary<T>) =>
   fc.record({
-    history: fc.array(element, { minLength: 1, maxLength: 8 }),
+    history: fc.array(element, { minLength: 1, maxLength: TURNS }),
     changes: fc.array(fc.record({ at: fc.nat(), to: element }), { maxLength: 3 }),
-    scopes: fc.array(fc.constantFrom('org-a', 'org-b'), { minLength: 8, maxLength: 8 }),
+    scopes: fc.array(fc.constantFrom('org-a', 'org-b'), { minLength: TURNS, maxLength: TURNS }),
   })
 
 /** What accept gives, in a form to compare: the request and the bodies its forms write, or the refusal. */

@@ -1,4 +1,5 @@
 import { frozenThroughout } from '../../shared/api/element-results'
+import { KeptByLastItem } from '../../shared/api/kept-by-last-item'
 import { BoundedStringMap } from '../bounded-string-map'
 import { JsonChunkWriter, type WrittenSegment } from './json-chunks'
 import type { ClientBody, OutgoingJson } from './json-splice'
@@ -35,11 +36,6 @@ interface WrittenItems {
   readonly segment: WrittenSegment
 }
 
-/**
- * How many of an array's last items are tried as the end of one written before: a turn adds a
- * reply and the results of its tool calls.
- */
-const NEWEST_ITEMS_TRIED = 16
 /**
  * Arrays of fewer items are written item by item, not kept: keeping one costs about as much as
  * looking its items up, and an IDE tool's short conversation (its instructions, a new question)
@@ -80,7 +76,7 @@ export class JsonTextCache {
    * are looked up. One per conversation (the entry a turn extends is dropped); a WeakMap, so an
    * entry lives as long as its last item does.
    */
-  private readonly arrays = new WeakMap<object, WrittenItems>()
+  private readonly arrays = new KeptByLastItem<WrittenItems>(sameItem)
 
   constructor(maxChars: number = DEFAULT_JSON_TEXT_CACHE_CHARS) {
     this.quoted = new BoundedStringMap(maxChars)
@@ -183,7 +179,7 @@ export class JsonTextCache {
    */
   private writeArray(value: readonly unknown[], depth: number, out: JsonChunkWriter, withBytes: boolean): void {
     const ofItems = withBytes && depth === ITEM_DEPTH - 1 && value.length >= FEWEST_KEPT_ITEMS
-    const earlier = ofItems ? this.writtenBefore(value) : undefined
+    const earlier = ofItems ? this.arrays.find(value) : undefined
     const last = value.at(-1)
     out.text('[')
     // Only an array whose last item never changes can be kept.
@@ -216,29 +212,13 @@ export class JsonTextCache {
       i = end
     }
     if (start !== undefined && unchanging && isFrozenObject(last)) {
-      const replaced = earlier?.items.at(-1) as object | undefined
-      if (replaced !== undefined && replaced !== last) this.arrays.delete(replaced)
       const { pieces, chunks } = out.since(start)
       // What was written before is kept already: only what this turn added is made its own.
       const before = earlier?.items.length ?? 0
       const items = earlier === undefined ? value.map(keptItem) : earlier.items.concat(value.slice(before).map(keptItem))
-      this.arrays.set(last, { items, segment: { pieces, chunks: ownChunks(chunks, earlier?.segment.chunks.length ?? 0) } })
+      this.arrays.keep({ items, segment: { pieces, chunks: ownChunks(chunks, earlier?.segment.chunks.length ?? 0) } }, earlier)
     }
     out.text(']')
-  }
-
-  /** The array kept in `arrays` that `items` begin with (the very same item objects), if one ends at one of their newest items. */
-  private writtenBefore(items: readonly unknown[]): WrittenItems | undefined {
-    for (let end = items.length; end > 0 && end > items.length - NEWEST_ITEMS_TRIED; end--) {
-      const item = items[end - 1]
-      if (!isFrozenObject(item)) continue
-      const written = this.arrays.get(item)
-      if (written === undefined || written.items.length !== end) continue
-      let same = true
-      for (let i = 0; i < end - 1 && same; i++) same = sameItem(written.items[i], items[i])
-      if (same) return written
-    }
-    return undefined
   }
 
   /** An item's JSON, kept with it once it is known never to change; undefined for one that may. */

@@ -1,0 +1,52 @@
+/**
+ * How many of an array's last items are tried as the end of one kept before: a turn adds a reply
+ * and the results of its tool calls.
+ */
+const NEWEST_ITEMS_TRIED = 16
+
+/** What is kept of an array: its items (those that never change, or stand-ins `same` matches), and what was made of them. */
+export interface KeptArray {
+  readonly items: readonly unknown[]
+}
+
+const sameObject = (kept: unknown, item: unknown): boolean => kept === item
+
+const isFrozenObject = (value: unknown): value is object => typeof value === 'object' && value !== null && Object.isFrozen(value)
+
+/**
+ * What was made of a conversation's array (its checked elements, its JSON), kept by its last item
+ * for the next turn: an agent sends its whole history again with items added, so what was made of
+ * the items it sent before is taken as it was, and only the new ones are worked on. Only an array
+ * whose last item is frozen (a remembered element, handed again only to the organization that
+ * sent it) is kept or found; one per conversation (`keep` drops the entry it extends); a WeakMap,
+ * so an entry lives as long as its last item does.
+ */
+export class KeptByLastItem<T extends KeptArray> {
+  private readonly byLast = new WeakMap<object, T>()
+
+  /** `same`: whether a kept item stands for an item of a later array (by default, the same object). */
+  constructor(private readonly same: (kept: unknown, item: unknown) => boolean = sameObject) {}
+
+  /** The entry `items` begin with (item for item, per `same`), if one ends at one of their newest items. */
+  find(items: readonly unknown[]): T | undefined {
+    for (let end = items.length; end > 0 && end > items.length - NEWEST_ITEMS_TRIED; end--) {
+      const item = items[end - 1]
+      if (!isFrozenObject(item)) continue
+      const kept = this.byLast.get(item)
+      if (kept === undefined || kept.items.length !== end) continue
+      let same = true
+      for (let i = 0; i < end - 1 && same; i++) same = this.same(kept.items[i], items[i])
+      if (same) return kept
+    }
+    return undefined
+  }
+
+  /** Keeps `entry` by its last item (which must be frozen), in place of `extended`, the entry it was made from. */
+  keep(entry: T, extended: T | undefined): void {
+    const last = entry.items.at(-1)
+    if (!isFrozenObject(last)) return
+    const replaced = extended?.items.at(-1)
+    if (isFrozenObject(replaced) && replaced !== last) this.byLast.delete(replaced)
+    this.byLast.set(last, entry)
+  }
+}

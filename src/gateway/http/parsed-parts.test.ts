@@ -99,6 +99,20 @@ describe('ParsedParts', () => {
     expect(other.messages[0]).not.toBe(turn2.messages[0])
   })
 
+  it('remembers tool definitions of any size, in the same scope only', () => {
+    const parts = new ParsedParts()
+    const tools = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }]
+    expect(JSON.stringify(tools[0]).length).toBeLessThan(SHORTEST_REMEMBERED_CHARS)
+    // A fresh body each time (another question), as a parse without beginnings would read it too.
+    const body = (n: number) => ({ model: 'm', messages: [{ role: 'system', content: long('instructions', SHORTEST_SPLIT_BODY_CHARS) }, { role: 'user', content: `question ${n}` }], tools })
+    const first = parse(parts, body(1), 'org-a').value as { tools: object[] }
+    const again = parse(parts, body(2), 'org-a').value as { tools: object[] }
+    expect(again.tools).toEqual(tools)
+    expect(again.tools[0]).toBe(first.tools[0])
+    expect(Object.isFrozen(again.tools[0])).toBe(true)
+    expect((parse(parts, body(3), 'org-b').value as { tools: object[] }).tools[0]).not.toBe(again.tools[0])
+  })
+
   it('tells a changed old message from the one remembered', () => {
     const parts = new ParsedParts()
     const history = conversation(3)

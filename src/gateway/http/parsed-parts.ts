@@ -150,6 +150,15 @@ export const SHORTEST_SPLIT_BODY_CHARS = 8_192
  */
 export const SHORTEST_REMEMBERED_CHARS = 1_024
 /**
+ * Tool definitions are remembered whatever their size: one that is not is checked against the
+ * request schema (a JSON Schema inside it, by zod), translated and rendered anew on every turn,
+ * which costs several times its parse.
+ */
+const SHORTEST_REMEMBERED_TOOL_CHARS = 2
+
+/** The shortest element of history member `name` that is remembered. */
+const shortestRemembered = (name: string): number => (name === 'tools' ? SHORTEST_REMEMBERED_TOOL_CHARS : SHORTEST_REMEMBERED_CHARS)
+/**
  * How many characters of elements are remembered, over all organizations, with each value
  * counted as long as its text (a parsed value takes about as much memory as its JSON).
  */
@@ -197,7 +206,7 @@ export class ParsedParts {
     // The scan went through every value: its depth is the text's, no second pass needed.
     if (members === undefined) return { value: parseChecked(text, MAX_JSON_DEPTH), members }
     if (nesting.deepest > MAX_JSON_DEPTH) throw new TooDeep()
-    const long = (name: string) => spanLength(members.get(name)) >= SHORTEST_REMEMBERED_CHARS
+    const long = (name: string) => spanLength(members.get(name)) >= shortestRemembered(name)
     const texts = textParts(text, members, elements)
     if (texts.length === 0 && ![...elements.keys()].some(long)) return { value: JSON.parse(text) as unknown, members }
     // A conversation is composed even when it is short: the next body of the scope may go on from it.
@@ -351,7 +360,7 @@ export class ParsedParts {
     let from = 0
     for (const array of arrays) {
       for (const [i, { start, end }] of array.spans.entries()) {
-        if (end - start < SHORTEST_REMEMBERED_CHARS) continue
+        if (end - start < shortestRemembered(array.name)) continue
         const piece = text.slice(start, end)
         const known = this.remembered.get([scope, piece])
         const index = indexOf(array, i)
@@ -441,7 +450,7 @@ function compositionBefore(text: string, arrays: readonly ArrayPart[], conversat
   for (const array of arrays) {
     if (array.at >= conversation.at) break
     for (const [i, { start, end }] of array.spans.entries()) {
-      if (end - start < SHORTEST_REMEMBERED_CHARS) continue
+      if (end - start < shortestRemembered(array.name)) continue
       const index = indexOf(array, i)
       placed.push({ name: array.name, index, value: valueAt(value, array.name, index) })
       composed += text.slice(from, start) + '0'

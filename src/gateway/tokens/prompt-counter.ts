@@ -1,5 +1,6 @@
 import { longestPart, PartsMap } from '../parts-map'
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
+import { KeptByLastItem } from '../../shared/api/kept-by-last-item'
 import { leadingSystemCount, QWEN_GENERATION_PROMPT, renderedTool, renderQwen2SystemBlock, renderQwen2Turns, type TemplatePiece } from './chat-template'
 import { countInSlices } from './count-in-slices'
 import type { TokenBounds, Tokenizer } from './tokenizer'
@@ -42,11 +43,12 @@ interface Runs {
  * A conversation measured up to the end of its last message, kept for the turn that extends it:
  * an agent sends its whole history again on every turn, and its remembered messages are the same
  * objects each time (http/parsed-parts.ts), so the next turn renders and measures only its new
- * messages. Valid for a conversation whose first messages render as these do (`sameMessages`),
+ * messages. Valid for a conversation whose first messages render as these do (`sameMessage`),
  * after the same system block.
  */
 interface MeasuredBeginning {
-  readonly messages: readonly ChatMessage[]
+  /** Its messages. */
+  readonly items: readonly ChatMessage[]
   /** The tools as the system block lists them. */
   readonly tools: readonly string[]
   readonly chars: number
@@ -55,19 +57,6 @@ interface MeasuredBeginning {
   /** Its runs that were not counted then (`count` is set on those counted since). */
   readonly uncounted: readonly UncountedRun[]
 }
-
-/**
- * How many of a conversation's last messages are tried as the end of a measured beginning: a turn
- * adds a reply and the results of its tool calls (several, for parallel calls).
- */
-const NEWEST_MESSAGES_TRIED = 16
-
-/**
- * How many of the newest kept beginnings' keys are held: a beginning whose key has fallen out is
- * dropped. Each turn adds a key (the one it replaced stays in the count until it falls out), so
- * this is the turns of all conversations between two turns of one that still find its beginning.
- */
-const MEASURED_BEGINNINGS_KEPT = 256
 
 const textOf = (run: UncountedRun): string => (run.text ??= run.parts.join(''))
 
@@ -112,17 +101,11 @@ export class PromptCounter {
   private readonly runs: PartsMap<number | TokenBounds>
   /**
    * Conversations measured before, by their last message. Only a remembered message is the same
-   * object on the next turn, and such an object is handed to its organization alone: an entry lives
-   * as long as its message does (or until its key falls out of `beginningKeys`), and no other
-   * organization's conversation can find it.
+   * object on the next turn, and such an object is handed to its organization alone: no other
+   * organization's conversation can find its entry. Earlier messages are matched by how they
+   * render (`sameMessage`): a translation makes some anew each turn.
    */
-  private readonly beginnings = new WeakMap<ChatMessage, MeasuredBeginning>()
-  /**
-   * The newest MEASURED_BEGINNINGS_KEPT keys given a beginning, oldest first: a message that stays
-   * remembered while its conversation goes another way (an edited turn) would otherwise keep its
-   * beginning as long as it lives.
-   */
-  private readonly beginningKeys: WeakRef<ChatMessage>[] = []
+  private readonly beginnings = new KeptByLastItem<MeasuredBeginning>((kept, message) => sameMessage(kept as ChatMessage, message as ChatMessage))
 
   constructor(
     private readonly tokenizer: Tokenizer,
@@ -153,7 +136,7 @@ export class PromptCounter {
     const toolTexts = tools.map(renderedTool)
     const beginning = this.beginningOf(messages, toolTexts)
     const pieces = beginning === undefined ? renderQwen2SystemBlock(messages, toolTexts) : []
-    renderQwen2Turns(messages, beginning?.messages.length ?? leadingSystemCount(messages), pieces)
+    renderQwen2Turns(messages, beginning?.items.length ?? leadingSystemCount(messages), pieces)
     const chars = (beginning?.chars ?? 0) + textChars(pieces) + GENERATION_PROMPT_CHARS
     const cached = chars >= this.shortestCachedChars
     const runs: Runs = { known: beginning?.known ?? 0, uncounted: [] }
@@ -166,42 +149,21 @@ export class PromptCounter {
     // Short conversations are measured without the cache; keeping their beginnings would not pay
     // either. Nor would keeping one by a message that is not frozen: it is this request's own
     // object (one the gateway did not remember), which no later request sends again.
-    if (cached && last !== undefined && Object.isFrozen(last)) this.keepBeginning(last, { messages: messages.slice(), tools: toolTexts, chars: chars - GENERATION_PROMPT_CHARS, known: runs.known, uncounted: runs.uncounted.slice() }, beginning)
+    if (cached && last !== undefined && Object.isFrozen(last)) {
+      // One per conversation, in place of the beginning it extended.
+      this.beginnings.keep({ items: messages.slice(), tools: toolTexts, chars: chars - GENERATION_PROMPT_CHARS, known: runs.known, uncounted: runs.uncounted.slice() }, beginning)
+    }
     this.gather(QWEN_GENERATION_PROMPT, cached, runs)
     return this.measured(runs, cached)
   }
 
-  /** Keeps a conversation measured up to `last`, in place of the beginning it extended: one per conversation, not one per turn. */
-  private keepBeginning(last: ChatMessage, kept: MeasuredBeginning, extended: MeasuredBeginning | undefined): void {
-    const replaced = extended?.messages.at(-1)
-    if (replaced !== undefined && replaced !== last) this.beginnings.delete(replaced)
-    if (!this.beginnings.has(last)) {
-      this.beginningKeys.push(new WeakRef(last))
-      if (this.beginningKeys.length > MEASURED_BEGINNINGS_KEPT) {
-        const oldest = this.beginningKeys.shift()!.deref()
-        if (oldest !== undefined) this.beginnings.delete(oldest)
-      }
-    }
-    this.beginnings.set(last, kept)
-  }
-
   /**
    * The measured beginning that `messages` extend, if one ends at one of their newest messages (that
-   * very object): the same messages up to there, the same tools, and not between two tool messages
-   * (which share one turn, so the first did not end its run there).
+   * very object): messages that render as its own up to there, the same tools, and not between two
+   * tool messages (which share one turn, so the first did not end its run there).
    */
   private beginningOf(messages: readonly ChatMessage[], tools: readonly string[]): MeasuredBeginning | undefined {
-    for (let end = messages.length; end > 0 && end > messages.length - NEWEST_MESSAGES_TRIED; end--) {
-      const message = messages[end - 1]!
-      // Beginnings are kept by frozen messages only: any other is told apart without a lookup.
-      if (!Object.isFrozen(message)) continue
-      const beginning = this.beginnings.get(message)
-      if (beginning === undefined || beginning.messages.length !== end) continue
-      if (messages[end - 1]!.role === 'tool' && messages[end]?.role === 'tool') continue
-      if (!sameMessages(beginning.messages, messages, end) || !sameStrings(beginning.tools, tools)) continue
-      return beginning
-    }
-    return undefined
+    return this.beginnings.find(messages, (beginning, end) => !(messages[end - 1]!.role === 'tool' && messages[end]?.role === 'tool') && sameStrings(beginning.tools, tools))
   }
 
   /** The runs of `pieces` (text between special tokens) added to `runs`: each found in the cache when `cached`. */
@@ -313,17 +275,11 @@ function textChars(pieces: readonly TemplatePiece[]): number {
 const GENERATION_PROMPT_CHARS = textChars(QWEN_GENERATION_PROMPT)
 
 /**
- * Whether the first `count` messages of `a` and `b` render alike: the same objects, or messages
- * with the same role, text and calls. A translated conversation makes some of its messages anew
- * each turn (Responses' instructions as a system message, an assistant message for its calls)
- * from the same remembered strings and calls, so comparing them is mostly comparing references.
+ * Whether two messages render alike: the same object, or messages with the same role, text and
+ * calls. A translated conversation makes some of its messages anew each turn (Responses'
+ * instructions as a system message, an assistant message for its calls) from the same remembered
+ * strings and calls, so comparing them is mostly comparing references.
  */
-function sameMessages(a: readonly ChatMessage[], b: readonly ChatMessage[], count: number): boolean {
-  if (a.length < count || b.length < count) return false
-  for (let i = 0; i < count; i++) if (!sameMessage(a[i]!, b[i]!)) return false
-  return true
-}
-
 function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
   if (a === b) return true
   if (a.role !== b.role || a.content !== b.content) return false

@@ -46,4 +46,14 @@ describe('KeptByLastItem', () => {
     expect(byValue.find([{ n: 0 }, last, item(2)])).toBeDefined()
     expect(byValue.find([{ n: 5 }, last, item(2)])).toBeUndefined()
   })
+
+  it('keeps the newest entries only, and finds one only where it fits', () => {
+    const kept = new KeptByLastItem<{ items: readonly unknown[]; tools: string }>(undefined, 2)
+    const arrays = [0, 1, 2].map((n) => [item(n * 10), item(n * 10 + 1)])
+    arrays.forEach((items, n) => kept.keep({ items, tools: `tools ${n}` }, undefined))
+    // The oldest of three fell out of a ring of two.
+    expect(kept.find([...arrays[0]!, item(99)])).toBeUndefined()
+    expect(kept.find([...arrays[2]!, item(99)])?.tools).toBe('tools 2')
+    expect(kept.find([...arrays[2]!, item(99)], (entry) => entry.tools === 'other tools')).toBeUndefined()
+  })
 })

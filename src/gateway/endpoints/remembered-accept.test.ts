@@ -22,7 +22,8 @@ import { responsesEndpoint } from './responses/responses-endpoint'
 const { longText, messagesMessage, messagesTool, responsesItem, responsesTool } = historyArbitraries(SHORTEST_REMEMBERED_CHARS)
 
 /** A conversation's turns: each step sends one more element, sometimes changes an old one, and names one of two organizations. */
-// Up to 12 turns: past 8 elements, a history's outputs are also kept whole, for the turn that extends it.
+// Up to 12 turns: past 8 elements, the JSON written of a history for the model server is kept
+// whole for the turn that extends it, and `accepted` compares those bodies too.
 const TURNS = 12
 const steps = <T>(element: fc.Arbitrary<T>) =>
   fc.record({

@@ -1,5 +1,5 @@
 import { frozenThroughout } from '../../shared/api/element-results'
-import { KeptByLastItem } from '../../shared/api/kept-by-last-item'
+import { isFrozenObject, KeptByLastItem } from '../../shared/api/kept-by-last-item'
 import { BoundedStringMap } from '../bounded-string-map'
 import { JsonChunkWriter, type WrittenSegment } from './json-chunks'
 import type { ClientBody, OutgoingJson } from './json-splice'
@@ -37,9 +37,8 @@ interface WrittenItems {
 }
 
 /**
- * Arrays of fewer items are written item by item, not kept: keeping one costs about as much as
- * looking its items up, and an IDE tool's short conversation (its instructions, a new question)
- * never comes back extended.
+ * Arrays of fewer items are written item by item, not kept: an IDE tool's short conversation (its
+ * instructions, a new question) never comes back extended, and a short one has few lookups to save.
  */
 export const FEWEST_KEPT_ITEMS = 8
 
@@ -73,8 +72,7 @@ export class JsonTextCache {
    * Arrays of such items written for a model server, each kept by its last item for the next
    * turn: an agent's conversation is the last one with items added, so what was written of it is
    * written again as it was (its pieces and bytes, no lookup per item), and only the new items
-   * are looked up. One per conversation (the entry a turn extends is dropped); a WeakMap, so an
-   * entry lives as long as its last item does.
+   * are looked up. One per conversation, the newest entries only (kept-by-last-item.ts).
    */
   private readonly arrays = new KeptByLastItem<WrittenItems>(sameItem)
 
@@ -309,15 +307,13 @@ function sameItem(kept: unknown, item: unknown): boolean {
   return true
 }
 
-const isFrozenObject = (value: unknown): value is object => typeof value === 'object' && value !== null && Object.isFrozen(value)
-
 const isLong = (value: unknown) => typeof value === 'string' && value.length >= SHORTEST_KEPT_STRING
 
 /** Whether a text a value repeats is long enough for its JSON to be kept (`…Echoing`). */
 const isKept = (echoed: string | null | undefined): boolean => echoed != null && echoed.length >= SHORTEST_KEPT_STRING
 
 /** Whether an array's item at `depth` is written on its own, not in a run of items: it holds a long string, or its JSON may be kept. */
-const writtenAlone = (item: unknown, depth: number): boolean => holdsLong(item) || (depth === ITEM_DEPTH && typeof item === 'object' && item !== null && Object.isFrozen(item))
+const writtenAlone = (item: unknown, depth: number): boolean => holdsLong(item) || (depth === ITEM_DEPTH && isFrozenObject(item))
 
 /** A long string, or a plain object with a long string among its own values: worth walking into. */
 function holdsLong(value: unknown): boolean {

@@ -154,7 +154,7 @@ export const SHORTEST_REMEMBERED_CHARS = 1_024
  * request schema (a JSON Schema inside it, by zod), translated and rendered anew on every turn,
  * which costs several times its parse.
  */
-const SHORTEST_REMEMBERED_TOOL_CHARS = 2
+const SHORTEST_REMEMBERED_TOOL_CHARS = 0
 
 /** The shortest element of history member `name` that is remembered. */
 const shortestRemembered = (name: string): number => (name === 'tools' ? SHORTEST_REMEMBERED_TOOL_CHARS : SHORTEST_REMEMBERED_CHARS)

@@ -18,7 +18,8 @@ export interface KeptArray {
 
 const sameObject = (kept: unknown, item: unknown): boolean => kept === item
 
-const isFrozenObject = (value: unknown): value is object => typeof value === 'object' && value !== null && Object.isFrozen(value)
+/** Whether a value is a frozen object: only such a one is an unchanging element, and so a key here. */
+export const isFrozenObject = (value: unknown): value is object => typeof value === 'object' && value !== null && Object.isFrozen(value)
 
 /**
  * What was made of a conversation's array (its JSON, its measured prompt), kept by its last item

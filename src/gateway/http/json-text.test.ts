@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { deepFreeze } from '../../shared/api/element-results'
+import { ENTRIES_SIZE_KEPT } from '../../shared/api/kept-by-last-item'
 import { FEWEST_KEPT_ITEMS, JsonTextCache, SHORTEST_KEPT_STRING } from './json-text'
 import { outgoingBytes, outgoingText } from './json-splice'
 
@@ -190,5 +191,23 @@ describe('JsonTextCache', () => {
     chunksOf(withMutable)
     mutable.content = 'changed'
     expect(outgoingText(cache.encode({ messages: [...withMutable, turn(5)] }))).toBe(JSON.stringify({ messages: [...withMutable, turn(5)] }))
+  })
+  it("keeps what it wrote of conversations within a size, however small each one's last item", () => {
+    const cache = new JsonTextCache()
+    // Conversations of ~600 KB, each ending with a short item: twenty of them are past the size.
+    const conversationOf = (n: number) =>
+      Array.from({ length: FEWEST_KEPT_ITEMS + 2 }, (_, i) =>
+        deepFreeze({ role: 'user', content: i === FEWEST_KEPT_ITEMS + 1 ? `last ${n}` : `${n}/${i} `.repeat(12_000) }),
+      )
+    let written = 0
+    for (let n = 0; n < 20; n++) {
+      const messages = conversationOf(n)
+      const bytes = outgoingBytes(cache.encode({ messages }))
+      written += bytes.length
+      expect(cache.size.arrayBytes).toBeLessThanOrEqual(ENTRIES_SIZE_KEPT)
+    }
+    expect(written).toBeGreaterThan(ENTRIES_SIZE_KEPT)
+    // Full, not empty: the newest conversations are held.
+    expect(cache.size.arrayBytes).toBeGreaterThan(ENTRIES_SIZE_KEPT - 1_000_000)
   })
 })

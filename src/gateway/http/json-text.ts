@@ -34,6 +34,8 @@ interface KeptJson {
 interface WrittenItems {
   readonly items: readonly unknown[]
   readonly segment: WrittenSegment
+  /** The segment's bytes. */
+  readonly bytes: number
 }
 
 /**
@@ -127,9 +129,9 @@ export class JsonTextCache {
     return text.length < SHORTEST_KEPT_STRING ? JSON.stringify(text) : this.remembered(text).json
   }
 
-  /** How many texts and characters it holds. */
-  get size(): { entries: number; chars: number } {
-    return this.quoted.size
+  /** How many texts and characters it holds, and the bytes of the conversations' arrays it keeps. */
+  get size(): { entries: number; chars: number; arrayBytes: number } {
+    return { ...this.quoted.size, arrayBytes: this.arrays.size }
   }
 
   private remembered(text: string): KeptJson {
@@ -214,7 +216,10 @@ export class JsonTextCache {
       // What was written before is kept already: only what this turn added is made its own.
       const before = earlier?.items.length ?? 0
       const items = earlier === undefined ? value.map(keptItem) : earlier.items.concat(value.slice(before).map(keptItem))
-      this.arrays.keep({ items, segment: { pieces, chunks: ownChunks(chunks, earlier?.segment.chunks.length ?? 0) } }, earlier)
+      const from = earlier?.segment.chunks.length ?? 0
+      let bytes = earlier?.bytes ?? 0
+      for (let c = from; c < chunks.length; c++) bytes += chunks[c]!.length
+      this.arrays.keep({ items, segment: { pieces, chunks: ownChunks(chunks, from) }, bytes }, earlier, bytes)
     }
     out.text(']')
   }

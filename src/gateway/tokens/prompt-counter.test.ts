@@ -6,6 +6,7 @@ import { countTemplateTokens, renderQwen2Prompt } from './chat-template'
 import { o200kTokenizer } from './gpt-tokenizer'
 import { DEFAULT_CACHE_CHARS, PromptCounter, promptCounterFor, SHORTEST_CACHED_PROMPT_CHARS } from './prompt-counter'
 import type { Tokenizer } from './tokenizer'
+import { ENTRIES_SIZE_KEPT } from '../../shared/api/kept-by-last-item'
 
 /** o200k with a log of what it was asked to count. */
 function spiedTokenizer(withBound = true): Tokenizer & { counted: string[] } {
@@ -196,6 +197,20 @@ describe('PromptCounter', () => {
     const afterCopy = [...copied, { role: 'assistant' as const, content: long('answer 3') }]
     expect(counter.measureConversation(afterCopy, tools).exact()).toBe(countTemplateTokens(renderQwen2Prompt(afterCopy, tools), o200kTokenizer))
     expect(tokenizer.counted.filter((text) => text.length >= 64)).toHaveLength(1 + 8)
+  })
+
+  it("keeps the conversations it measured within a size, however small each one's last message", () => {
+    const counter = new PromptCounter(o200kTokenizer)
+    // Conversations of ~600 K characters, each ending with a short message: twenty are past the size.
+    const conversationOf = (n: number): ChatMessage[] =>
+      deepFreeze(
+        Array.from({ length: 11 }, (_, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content: i === 10 ? `last ${n}` : `conversation ${n}, message ${i}. `.repeat(2_000) })),
+      )
+    for (let n = 0; n < 20; n++) {
+      counter.measureConversation(conversationOf(n), tools)
+      expect(counter.size.conversationChars).toBeLessThanOrEqual(ENTRIES_SIZE_KEPT)
+    }
+    expect(counter.size.conversationChars).toBeGreaterThan(ENTRIES_SIZE_KEPT - 1_000_000)
   })
 
   it('does not take a beginning that ends between two tool messages, nor one with other tools', () => {

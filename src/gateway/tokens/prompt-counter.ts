@@ -151,7 +151,8 @@ export class PromptCounter {
     // object (one the gateway did not remember), which no later request sends again.
     if (cached && last !== undefined && Object.isFrozen(last)) {
       // One per conversation, in place of the beginning it extended.
-      this.beginnings.keep({ items: messages.slice(), tools: toolTexts, chars: chars - GENERATION_PROMPT_CHARS, known: runs.known, uncounted: runs.uncounted.slice() }, beginning)
+      const measured = chars - GENERATION_PROMPT_CHARS
+      this.beginnings.keep({ items: messages.slice(), tools: toolTexts, chars: measured, known: runs.known, uncounted: runs.uncounted.slice() }, beginning, measured)
     }
     this.gather(QWEN_GENERATION_PROMPT, cached, runs)
     return this.measured(runs, cached)
@@ -228,10 +229,10 @@ export class PromptCounter {
     return this.measure(pieces).exact()
   }
 
-  /** How many runs and characters the cache holds. */
-  get size(): { runs: number; chars: number } {
+  /** How many runs and characters the cache holds, and the characters of the conversations measured it keeps. */
+  get size(): { runs: number; chars: number; conversationChars: number } {
     const { entries, chars } = this.runs.size
-    return { runs: entries, chars }
+    return { runs: entries, chars, conversationChars: this.beginnings.size }
   }
 
   /** Keeps what is known of a run (its count, in place of any bounds; or its bounds) and returns it. */

@@ -11,9 +11,25 @@ const NEWEST_ITEMS_TRIED = 16
  */
 export const ENTRIES_KEPT = 256
 
+/**
+ * How large the entries held may be in all, each as its keeper measures it (the characters or
+ * bytes of what it made of its array, about the size of that array's text). An entry is found by
+ * its last item, which may be small; it holds every item before it, and what was made of them, as
+ * long as it is kept: conversations of 400 KB, 256 of them, held close to a gigabyte. 8 Mi holds
+ * sixteen conversations of 500 KB (an agent's 128k-token window) between their turns, or sixty-four
+ * of 128 KB; the entries' memory is a few times their size (the items as objects, and the bytes).
+ */
+export const ENTRIES_SIZE_KEPT = 8 * 1024 * 1024
+
 /** What is kept of an array: its items (those that never change, or stand-ins `same` matches), and what was made of them. */
 export interface KeptArray {
   readonly items: readonly unknown[]
+}
+
+/** One entry's place among the newest: its key, and its size while it is held (0 once dropped). */
+interface Slot {
+  readonly key: WeakRef<object>
+  size: number
 }
 
 const sameObject = (kept: unknown, item: unknown): boolean => kept === item
@@ -27,19 +43,29 @@ export const isFrozenObject = (value: unknown): value is object => typeof value 
  * the items it sent before is taken as it was, and only the new ones are worked on. Only an array
  * whose last item is frozen (a remembered element, handed again only to the organization that
  * sent it) is kept or found. One entry per conversation (`keep` drops the entry it extends), and
- * the newest ENTRIES_KEPT entries at most: an item that stays remembered while its conversation
- * went another way (an edited turn) would otherwise keep its entry as long as it lives.
+ * the newest entries only, within a count (ENTRIES_KEPT) and a size (ENTRIES_SIZE_KEPT), oldest
+ * out first: an item that stays remembered while its conversation went another way (an edited
+ * turn) would otherwise keep its entry, and all the items before it, as long as it lives.
  */
 export class KeptByLastItem<T extends KeptArray> {
   private readonly byLast = new WeakMap<object, T>()
-  /** The newest entries' keys, oldest first. */
-  private readonly keys: WeakRef<object>[] = []
+  /** The newest entries' places, oldest first. */
+  private readonly slots: Slot[] = []
+  private readonly slotOf = new WeakMap<object, Slot>()
+  /** The sizes of the entries held, in all. */
+  private heldSize = 0
 
   /** `same`: whether a kept item stands for an item of a later array (by default, the same object). */
   constructor(
     private readonly same: (kept: unknown, item: unknown) => boolean = sameObject,
     private readonly limit: number = ENTRIES_KEPT,
+    private readonly maxSize: number = ENTRIES_SIZE_KEPT,
   ) {}
+
+  /** The sizes of the entries held, in all (for tests). */
+  get size(): number {
+    return this.heldSize
+  }
 
   /**
    * The entry `items` begin with (item for item, per `same`), if one ends at one of their newest
@@ -59,19 +85,44 @@ export class KeptByLastItem<T extends KeptArray> {
     return undefined
   }
 
-  /** Keeps `entry` by its last item (which must be frozen), in place of `extended`, the entry it was made from. */
-  keep(entry: T, extended: T | undefined): void {
+  /**
+   * Keeps `entry` (of `size`, as its keeper measures it) by its last item (which must be frozen),
+   * in place of `extended`, the entry it was made from. One larger than all that may be held is
+   * not kept.
+   */
+  keep(entry: T, extended: T | undefined, size: number): void {
     const last = entry.items.at(-1)
     if (!isFrozenObject(last)) return
     const replaced = extended?.items.at(-1)
-    if (isFrozenObject(replaced) && replaced !== last) this.byLast.delete(replaced)
-    if (!this.byLast.has(last)) {
-      this.keys.push(new WeakRef(last))
-      if (this.keys.length > this.limit) {
-        const oldest = this.keys.shift()!.deref()
-        if (oldest !== undefined) this.byLast.delete(oldest)
-      }
+    if (isFrozenObject(replaced) && replaced !== last) this.drop(replaced)
+    if (size > this.maxSize) return this.drop(last)
+    let slot = this.slotOf.get(last)
+    if (slot === undefined) {
+      slot = { key: new WeakRef(last), size: 0 }
+      this.slots.push(slot)
+      this.slotOf.set(last, slot)
     }
+    this.heldSize += size - slot.size
+    slot.size = size
     this.byLast.set(last, entry)
+    while (this.slots.length > this.limit || this.heldSize > this.maxSize) this.dropOldest()
+  }
+
+  /** The entry kept by `key` goes; its place stays in the count until it falls out. */
+  private drop(key: object): void {
+    this.byLast.delete(key)
+    const slot = this.slotOf.get(key)
+    if (slot === undefined) return
+    this.heldSize -= slot.size
+    slot.size = 0
+    this.slotOf.delete(key)
+  }
+
+  private dropOldest(): void {
+    const slot = this.slots.shift()!
+    const key = slot.key.deref()
+    if (key !== undefined && this.slotOf.get(key) === slot) this.drop(key)
+    // An entry whose key was collected went with it; its size is counted until its place falls out.
+    else this.heldSize -= slot.size
   }
 }

@@ -13,6 +13,7 @@ import { answerErrorsAs } from './http/error-format'
 import { errorHandler, sendError } from './http/error-handler'
 import { frontDoor } from './http/front-door'
 import { v1Aliases } from './http/v1-aliases'
+import { gatherResponseHeaders } from './http/response-head'
 import { ParsedParts } from './http/parsed-parts'
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/read-json-body'
 import { chatCompletionsEndpoint } from './endpoints/chat-completions/chat-completions-endpoint'
@@ -187,6 +188,8 @@ export function createGateway(config: GatewayConfig): Gateway {
     if (route === undefined) return void app(req, res)
     // The front door's refusals, too, are in the endpoint's own envelope.
     answerErrorsAs(req, route.endpoint.wire)
+    // Every header of the answer leaves in one `writeHead` call, errors' included.
+    gatherResponseHeaders(res)
     try {
       const admission = admit(req, res)
       if (admission.answered) return

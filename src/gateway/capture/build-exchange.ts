@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer'
 import { presentedKey } from '../auth/authenticate'
 import type { ByteChunks } from '../http/json-chunks'
-import type { ServerResponse } from 'node:http'
+import { responseHeader, responseHeaderPairs } from '../http/response-head'
 import { errorEnvelopeSchema } from '../../shared/api/errors'
 import { MortarHeader } from '../../shared/api/headers'
 import { SseFrameSplitter } from '../../shared/sse/sse-frame-splitter'
@@ -60,8 +60,8 @@ function build(recorder: ExchangeRecorder, maxBytes: number, leaveOutBytesAtHand
   const final = recorder.endedAt !== null
   const headersSent = res.headersSent
   const status = headersSent || (final && res.writableFinished) ? res.statusCode : null
-  const responseHeaders = headersSent ? headerPairs(res) : []
-  const isStream = String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')
+  const responseHeaders = headersSent ? responseHeaderPairs(res) : []
+  const isStream = String(responseHeader(res, 'content-type') ?? '').startsWith('text/event-stream')
   const written = recorder.frames.frames()
   const frames = isStream ? capturedFrames(written) : []
   // A JSON reply written from pieces at hand is kept as those pieces, whole (its frames all kept).
@@ -99,8 +99,8 @@ function build(recorder: ExchangeRecorder, maxBytes: number, leaveOutBytesAtHand
     finish_reason: generation?.record.finishReason ?? null,
     client,
     org: principal?.org ?? null,
-    request_id: stringHeader(res.getHeader(MortarHeader.clientRequestId)) ?? '',
-    completion_id: stringHeader(res.getHeader(MortarHeader.requestId)),
+    request_id: stringHeader(responseHeader(res, MortarHeader.clientRequestId)) ?? '',
+    completion_id: stringHeader(responseHeader(res, MortarHeader.requestId)),
     model: completion?.model ?? null,
     deployment: completion?.deployment ?? null,
     replica: generation?.record.upstream ?? recorder.upstream?.replica ?? null,
@@ -269,18 +269,6 @@ const isTextFrame = (frame: RecordedFrame): frame is CapturedFrame => typeof fra
 
 function textOf(raw: string | Buffer): string {
   return typeof raw === 'string' ? raw : raw.toString('utf8')
-}
-
-/** The response's headers as set, in order; by name, not through `getHeaders()` (a copy of them all, ~4× the cost). */
-function headerPairs(res: ServerResponse): HeaderPairs {
-  const pairs: HeaderPairs = []
-  for (const name of res.getHeaderNames()) {
-    const value = res.getHeader(name)
-    if (value === undefined) continue
-    if (Array.isArray(value)) for (const one of value) pairs.push([name, one])
-    else pairs.push([name, String(value)])
-  }
-  return pairs
 }
 
 function stringHeader(value: unknown): string | null {

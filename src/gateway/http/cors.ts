@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { EXPOSED_HEADERS } from '../../shared/api/headers'
 import { GatewayError } from '../errors'
+import { setResponseHeader } from './response-head'
 
 const EXPOSED_HEADERS_VALUE = EXPOSED_HEADERS.join(', ')
 
@@ -26,9 +27,9 @@ export function corsPolicy(allowedOrigins: readonly string[]): (req: IncomingMes
         `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not allowed. Start the gateway with --allow-origin to allow a web app.`,
       )
     }
-    res.setHeader('Access-Control-Allow-Origin', origin)
-    res.setHeader('Vary', 'Origin')
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS_VALUE)
+    setResponseHeader(res, 'Access-Control-Allow-Origin', origin)
+    setResponseHeader(res, 'Vary', 'Origin')
+    setResponseHeader(res, 'Access-Control-Expose-Headers', EXPOSED_HEADERS_VALUE)
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
       const requested = req.headers['access-control-request-headers']

@@ -7,6 +7,7 @@ import { errorFormatOf } from './error-format'
 import { sendJson } from './send-json'
 import { errnoCode } from '../errno-code'
 import { closeAfterBody } from './close-after-body'
+import { responseHeader, setResponseHeader } from './response-head'
 
 /**
  * The one place where errors become responses. A GatewayError becomes its endpoint's envelope
@@ -20,7 +21,7 @@ export function sendError(error: unknown, req: IncomingMessage, res: ServerRespo
   if (res.destroyed) return
   const format = errorFormatOf(req)
   if (res.headersSent) {
-    if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream') && !res.writableEnded) {
+    if (String(responseHeader(res, 'content-type') ?? '').startsWith('text/event-stream') && !res.writableEnded) {
       res.end(format.streamError(gatewayError))
     } else {
       res.destroy()
@@ -30,10 +31,10 @@ export function sendError(error: unknown, req: IncomingMessage, res: ServerRespo
   // Capture keeps the refusal in the gateway's own terms, whatever envelope the endpoint speaks
   // (an Anthropic envelope has no `code`): what the client list and the record say comes from it.
   recorderOf(req)?.refused(gatewayError)
-  res.setHeader(MortarHeader.shouldRetry, String(gatewayError.retryable))
+  setResponseHeader(res, MortarHeader.shouldRetry, String(gatewayError.retryable))
   // The rest of an oversized body is not parsed, so this connection cannot carry another request.
   if (gatewayError.status === 413) {
-    res.setHeader('Connection', 'close')
+    setResponseHeader(res, 'Connection', 'close')
     closeAfterBody(req)
   }
   sendJson(res, gatewayError.status, format.body(gatewayError))

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { setResponseHeader } from './response-head'
 
 /**
  * No page may frame the gateway's responses — the UI above all, which a framing page could
@@ -13,5 +14,5 @@ export const FRAMING_HEADERS = [
 ] as const
 
 export function forbidFraming(res: ServerResponse): void {
-  for (const [name, value] of FRAMING_HEADERS) res.setHeader(name, value)
+  for (const [name, value] of FRAMING_HEADERS) setResponseHeader(res, name, value)
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { randomHex } from '../random-id'
 import { HeaderName, MortarHeader } from '../../shared/api/headers'
+import { setResponseHeader } from './response-head'
 
 /** The longest client X-Request-Id echoed back: far above any trace ID, small enough to be harmless. */
 export const MAX_CLIENT_REQUEST_ID_LENGTH = 1024
@@ -20,5 +21,5 @@ const ECHOABLE = new RegExp(`^[\\x20-\\x7e]{1,${MAX_CLIENT_REQUEST_ID_LENGTH}}$`
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): void {
   const sent = req.headers[MortarHeader.clientRequestId]
   const id = typeof sent === 'string' && ECHOABLE.test(sent) ? sent : 'req_' + randomHex(12)
-  res.setHeader(HeaderName.clientRequestId, id)
+  setResponseHeader(res, HeaderName.clientRequestId, id)
 }

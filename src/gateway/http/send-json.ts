@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { OutgoingJson } from './json-splice'
 import { recorderOf } from '../capture/exchange-recorder'
+import { setResponseHeader, writeResponseHead } from './response-head'
 
 /**
  * Answer with `body` as JSON, written by `serialize` when given: one that gives JSON.stringify's
@@ -9,10 +10,10 @@ import { recorderOf } from '../capture/exchange-recorder'
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown, serialize?: (body: unknown) => OutgoingJson): void {
   const payload = serialize === undefined ? JSON.stringify(body) : serialize(body)
-  res.statusCode = status
-  res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  setResponseHeader(res, 'Content-Type', 'application/json; charset=utf-8')
   if (typeof payload === 'string') {
-    res.setHeader('Content-Length', Buffer.byteLength(payload))
+    setResponseHeader(res, 'Content-Length', Buffer.byteLength(payload))
+    writeResponseHead(res, status)
     res.end(payload)
     return
   }
@@ -20,7 +21,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, ser
   const recorder = recorderOf(res.req)
   if (recorder !== undefined) recorder.replyJson = payload
   const { chunks, length } = payload.bytes
-  res.setHeader('Content-Length', length)
+  setResponseHeader(res, 'Content-Length', length)
+  writeResponseHead(res, status)
   // Written in one tick, the pieces leave in one writev (Node corks the socket until the next tick).
   for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i])
   res.end(chunks[chunks.length - 1])

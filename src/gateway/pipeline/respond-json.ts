@@ -3,6 +3,7 @@ import type { AssistantToolCall, ToolCallDelta } from '../../shared/api/chat-res
 import type { LiveGeneration } from '../generation/generation-registry'
 import { runGeneration, startGeneration } from '../generation/run-generation'
 import { sendJson } from '../http/send-json'
+import { setResponseHeader } from '../http/response-head'
 import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 import { HeaderName } from '../../shared/api/headers'
 import type { WireFormat } from '../endpoints/endpoint'
@@ -69,7 +70,7 @@ export async function generateJsonReply(
 /** Send a generated reply (when the client is still there to get it), written as its API's wire format writes it. */
 export function sendJsonReply(res: ServerResponse, reply: JsonReply | undefined, wire: WireFormat): void {
   if (reply === undefined || res.destroyed) return
-  if (reply.upstream !== undefined) res.setHeader(HeaderName.upstream, reply.upstream)
+  if (reply.upstream !== undefined) setResponseHeader(res, HeaderName.upstream, reply.upstream)
   sendJson(res, 200, reply.body, wire.jsonBody)
 }
 

@@ -6,6 +6,7 @@ import { runGeneration, startGeneration } from '../generation/run-generation'
 import { SseWriter } from '../sse/sse-writer'
 import { planInput, usageOf, type CompletionContext, type GenerationEndObserver } from './completion-context'
 import { HeaderName } from '../../shared/api/headers'
+import { setResponseHeader } from '../http/response-head'
 import type { StreamEnding } from '../endpoints/endpoint'
 
 export interface StreamOptions {
@@ -42,7 +43,7 @@ export async function respondWithStream(
   const openEarly = setTimeout(() => {
     if (res.destroyed) return
     opened = true
-    if (waitingOn !== undefined) res.setHeader(HeaderName.upstream, waitingOn)
+    if (waitingOn !== undefined) setResponseHeader(res, HeaderName.upstream, waitingOn)
     writer.open()
     void writer.comment('ping')
     keepAlive()
@@ -62,7 +63,7 @@ export async function respondWithStream(
   }
   clearTimeout(openEarly)
   if (!opened) {
-    if (started?.upstream !== undefined) res.setHeader(HeaderName.upstream, started.upstream)
+    if (started?.upstream !== undefined) setResponseHeader(res, HeaderName.upstream, started.upstream)
     writer.open()
   }
   // From the moment headers are out, so a slow first token can't trip a proxy's idle timeout.

@@ -12,6 +12,7 @@ import type { Endpoint } from '../endpoints/endpoint'
 import { answerErrorsAs } from '../http/error-format'
 import { outgoingText } from '../http/json-splice'
 import { readJsonBody } from '../http/read-json-body'
+import { setResponseHeader } from '../http/response-head'
 import type { ParsedParts } from '../http/parsed-parts'
 import { sentSecrets } from '../capture/redact-credentials'
 import type { GenerationResult } from '../generation/run-generation'
@@ -67,7 +68,7 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     // The key's own dialect wins over the gateway's; every answer says which one it speaks, errors included.
     const dialectName = principal.dialect ?? deps.dialect()
     const dialect = DIALECT_RULES[dialectName]
-    res.setHeader(HeaderName.dialect, dialectName)
+    setResponseHeader(res, HeaderName.dialect, dialectName)
     const body = await readJsonBody(req, deps.bodyLimitBytes, { parts: deps.parsedParts, scope: principal.org })
     const admitted = endpoint.accept(body.value, { dialect })
     const dedupeRequest = parseDedupeRequest(header(req.headers, MortarHeader.dedupe), header(req.headers, MortarHeader.idempotencyKey), admitted.request)
@@ -81,12 +82,12 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
     const plan = await planTokens(model, request)
     const recorder = recorderOf(req)
     const context: CompletionContext = { id: endpoint.newId(), created, principal, request, model, session, plan, dialect, observer: recorder, wire: admitted.wire ?? wire }
-    res.setHeader(HeaderName.requestId, context.id)
-    res.setHeader(HeaderName.deployment, model.backend.deployment)
-    res.setHeader(HeaderName.model, model.id)
-    res.setHeader(HeaderName.session, session.name)
-    res.setHeader(HeaderName.optimizer, shaped.optimizer)
-    if (shaped.toolSelector !== undefined) res.setHeader(HeaderName.toolSelector, shaped.toolSelector)
+    setResponseHeader(res, HeaderName.requestId, context.id)
+    setResponseHeader(res, HeaderName.deployment, model.backend.deployment)
+    setResponseHeader(res, HeaderName.model, model.id)
+    setResponseHeader(res, HeaderName.session, session.name)
+    setResponseHeader(res, HeaderName.optimizer, shaped.optimizer)
+    if (shaped.toolSelector !== undefined) setResponseHeader(res, HeaderName.toolSelector, shaped.toolSelector)
     // The scripted model reads the request itself; what it saw is the body a model server would get.
     const form = request.forms[0]
     recorder?.decided(
@@ -138,9 +139,9 @@ export function generationRoute(endpoint: Endpoint, deps: GenerationRouteDeps): 
           release: () => live.release(),
         }
       })
-      res.setHeader(HeaderName.dedupe, participation.role)
+      setResponseHeader(res, HeaderName.dedupe, participation.role)
       // Shared responses intentionally carry the leader's completion ID.
-      res.setHeader(HeaderName.requestId, participation.id)
+      setResponseHeader(res, HeaderName.requestId, participation.id)
       if (telemetry.wanted) telemetry.publish(accepted(participation.id, participation.role))
       whenClientLeaves(res, participation.leave)
       sendJsonReply(res, await participation.reply, context.wire)

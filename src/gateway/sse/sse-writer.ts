@@ -1,11 +1,20 @@
 import type { ServerResponse } from 'node:http'
 import { sseComment, sseData, type Frames } from './frames'
+import { setResponseHeader, writeResponseHead } from '../http/response-head'
 
 /**
  * Writes a server-sent event stream with backpressure: when the socket's buffer is full, the next
  * write waits for `drain` (or for the client to leave), so a slow reader slows the generation
  * instead of growing memory. The common case — buffer not full — stays synchronous.
  */
+/** What every event stream's head says, besides the headers of its route. */
+const SSE_HEADERS = [
+  ['Content-Type', 'text/event-stream; charset=utf-8'],
+  ['Cache-Control', 'no-cache, no-transform'],
+  ['X-Accel-Buffering', 'no'],
+  ['Connection', 'keep-alive'],
+] as const
+
 export class SseWriter {
   /** The opening is being held until the event loop's turn ends (`open`). */
   private holding = false
@@ -26,12 +35,8 @@ export class SseWriter {
    * a first token that comes later finds the opening already sent, at the end of the turn.
    */
   open(): void {
-    this.res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      'X-Accel-Buffering': 'no',
-      Connection: 'keep-alive',
-    })
+    for (const [name, value] of SSE_HEADERS) setResponseHeader(this.res, name, value)
+    writeResponseHead(this.res, 200)
     // Small frames must leave at once, not wait for Nagle's algorithm.
     this.res.socket?.setNoDelay(true)
     // Node flushes a response's writes when the current tick's callbacks are done; the first

@@ -1,6 +1,6 @@
 import { longestPart, PartsMap } from '../parts-map'
 import type { ChatMessage, ChatTool } from '../../shared/api/chat-request'
-import { KeptByLastItem } from '../../shared/api/kept-by-last-item'
+import { isFrozenObject, KeptByLastItem } from '../../shared/api/kept-by-last-item'
 import { leadingSystemCount, QWEN_GENERATION_PROMPT, renderedTool, renderQwen2SystemBlock, renderQwen2Turns, type TemplatePiece } from './chat-template'
 import { countInSlices } from './count-in-slices'
 import type { TokenBounds, Tokenizer } from './tokenizer'
@@ -149,7 +149,7 @@ export class PromptCounter {
     // Short conversations are measured without the cache; keeping their beginnings would not pay
     // either. Nor would keeping one by a message that is not frozen: it is this request's own
     // object (one the gateway did not remember), which no later request sends again.
-    if (cached && last !== undefined && Object.isFrozen(last)) {
+    if (cached && isFrozenObject(last)) {
       // One per conversation, in place of the beginning it extended.
       const measured = chars - GENERATION_PROMPT_CHARS
       this.beginnings.keep({ items: messages.slice(), tools: toolTexts, chars: measured, known: runs.known, uncounted: runs.uncounted.slice() }, beginning, measured)

@@ -9,7 +9,7 @@ const NEWEST_ITEMS_TRIED = 16
  * Each turn adds a key (the one it replaced stays in the count until it falls out), so this is the
  * turns of all conversations between two turns of one that still find its entry.
  */
-export const ENTRIES_KEPT = 256
+const ENTRIES_KEPT = 256
 
 /**
  * How large the entries held may be in all, each as its keeper measures it (the characters or

@@ -194,3 +194,13 @@ function asMessages(payload: Payload): object {
 export function sizeLabel(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : `${Math.round(bytes / 1024)} KB`
 }
+
+/** A small chat completion, as a model server answers one (capture-stages.ts, reply-parser.ts). */
+export const SMALL_COMPLETION = JSON.stringify({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+})

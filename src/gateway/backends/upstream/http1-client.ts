@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { Readable } from 'node:stream'
 import type { ByteChunks } from '../../http/json-chunks'
-import { Http1ReplyParser, type ReplyHead } from './http1-reply-parser'
+import { headersOf, Http1ReplyParser, type ReplyFields, type ReplyHead } from './http1-reply-parser'
 
 /** Where a plain-HTTP model server's endpoint is: worked out once per replica and path. */
 export interface Http1Target {
@@ -33,8 +33,8 @@ export interface ReplyError extends NodeJS.ErrnoException {
  * How long a connection may idle after a reply: the pool's limit, or less when the server's
  * `Keep-Alive: timeout=N` says it closes them sooner (a second before it does, as Node's agent).
  */
-function idleLimit(keepAlive: string | string[] | undefined, poolIdleMs: number): number {
-  const hint = typeof keepAlive === 'string' ? /(?:^|[,\s])timeout=(\d+)/i.exec(keepAlive)?.[1] : undefined
+function idleLimit(keepAlive: string | undefined, poolIdleMs: number): number {
+  const hint = keepAlive === undefined ? undefined : /(?:^|[,\s])timeout=(\d+)/i.exec(keepAlive)?.[1]
   return hint === undefined ? poolIdleMs : Math.min(poolIdleMs, Number(hint) * 1000 - 1000)
 }
 
@@ -52,8 +52,10 @@ export interface SentCallbacks<Reply> {
  */
 export class Http1Reply extends Readable {
   readonly statusCode: number
-  readonly headers: IncomingHttpHeaders
   readonly rawHeaders: string[]
+  /** The fields read on every reply, gathered as the head was parsed. */
+  readonly fields: ReplyFields
+  private everyField: IncomingHttpHeaders | undefined
   /** Whether the whole body came: set before `end`. */
   complete = false
 
@@ -63,8 +65,13 @@ export class Http1Reply extends Readable {
   ) {
     super()
     this.statusCode = head.statusCode
-    this.headers = head.headers
     this.rawHeaders = head.rawHeaders
+    this.fields = head.fields
+  }
+
+  /** Every field, as Node's reply presents them: made the first time something asks. */
+  get headers(): IncomingHttpHeaders {
+    return (this.everyField ??= headersOf(this.rawHeaders))
   }
 
   /**
@@ -218,7 +225,7 @@ class Exchange implements SentRequest {
         end: (reusable) => {
           const reply = this.reply
           this.done = true
-          this.connection.release(reusable, idleLimit(reply?.headers['keep-alive'], this.connection.idleMs))
+          this.connection.release(reusable, idleLimit(reply?.fields.keepAlive, this.connection.idleMs))
           if (reply === undefined) return
           reply.complete = true
           reply.detach()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Http1ReplyParser, type ReplyHead } from './http1-reply-parser'
+import { headersOf, Http1ReplyParser, type ReplyHead } from './http1-reply-parser'
 
 interface Parsed {
   head?: ReplyHead
@@ -48,7 +48,7 @@ describe('Http1ReplyParser', () => {
       const parsed = parse(pieces)
       expect(parsed.error).toBeUndefined()
       expect(parsed.head?.statusCode).toBe(200)
-      expect(parsed.head?.headers['content-type']).toBe('application/json')
+      expect(parsed.head?.fields.contentType).toBe('application/json')
       expect(parsed.head?.rawHeaders).toEqual(['Content-Type', 'application/json', 'Content-Length', '11'])
       expect(parsed.body).toBe('{"ok":true}')
       expect(parsed.end).toEqual({ reusable: true })
@@ -133,7 +133,33 @@ describe('Http1ReplyParser', () => {
 
   it('joins repeated fields as Node does, keeps the first of a single-valued one, lists set-cookie', () => {
     const { head } = parse(['HTTP/1.1 200 OK\r\nVary: a\r\nvary: b\r\nContent-Type: x\r\nContent-Type: y\r\nSet-Cookie: c=1\r\nSet-Cookie: d=2\r\nContent-Length: 0\r\n\r\n'])
-    expect(head?.headers).toMatchObject({ vary: 'a, b', 'content-type': 'x', 'set-cookie': ['c=1', 'd=2'] })
+    expect(headersOf(head?.rawHeaders ?? [])).toMatchObject({ vary: 'a, b', 'content-type': 'x', 'set-cookie': ['c=1', 'd=2'] })
+    expect(head?.fields).toEqual({ contentLength: '0', contentType: 'x', transferEncoding: undefined, connection: undefined, keepAlive: undefined })
+  })
+
+  it('reads the status line as HTTP/1.0 or 1.1, three digits and an optional reason, and nothing else', () => {
+    for (const [line, status] of [['HTTP/1.1 200 OK', 200], ['HTTP/1.1 404', 404], ['HTTP/1.0 503 Service Unavailable', 503], ['HTTP/1.1 200 ', 200], ['HTTP/1.1 299 Ok \u00e9t\u00e9', 299]] as const) {
+      expect(parse([`${line}\r\nContent-Length: 0\r\n\r\n`]).head?.statusCode, line).toBe(status)
+    }
+    for (const line of ['HTTP/1.2 200 OK', 'HTTP/2 200', 'HTTP/1.1 20 OK', 'HTTP/1.1 2000 OK', 'HTTP/1.1  200 OK', 'HTTP/1.1 2x0 OK', 'http/1.1 200 OK', 'HTTP/1.1 200OK', 'HTTP/1.1 200 O\rK']) {
+      expect(parse([`${line}\r\nContent-Length: 0\r\n\r\n`]).error, line).toMatch(/status line/)
+    }
+    expect(parse(['HTTP/1.1 200 OK\r\n: empty\r\n\r\n']).error).toMatch(/malformed header/)
+    expect(parse(['HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n']).error).toMatch(/malformed header/)
+    expect(parse(['HTTP/1.1 200 OK\r\nN\u00e4me: x\r\n\r\n']).error).toMatch(/malformed header/)
+    expect(parse(['HTTP/1.1 200 OK\r\nContent-Length: 1234567890123456\r\n\r\n']).error).toMatch(/Content-Length/)
+  })
+
+  it('frames a reply by its repeated fields as Node joins them, whatever their names\' case', () => {
+    // Transfer-Encoding sent twice: the last coding is chunked.
+    expect(parse(['HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\nTRANSFER-ENCODING: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n'])).toMatchObject({ body: 'ok', end: { reusable: true } })
+    // A second Connection line that closes it.
+    expect(parse(['HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nconnection: Close\r\nContent-Length: 0\r\n\r\n']).end).toEqual({ reusable: false })
+    // The same Content-Length twice is one length.
+    expect(parse(['HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok'])).toMatchObject({ body: 'ok', end: { reusable: true } })
+    const { head } = parse(['HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5\r\nkeep-alive: max=100\r\nCONTENT-TYPE: text/event-stream\r\nContent-Length: 0\r\n\r\n'])
+    expect(head?.fields).toEqual({ contentLength: '0', contentType: 'text/event-stream', transferEncoding: undefined, connection: undefined, keepAlive: 'timeout=5, max=100' })
+    expect(headersOf(head?.rawHeaders ?? [])).toEqual({ 'keep-alive': 'timeout=5, max=100', 'content-type': 'text/event-stream', 'content-length': '0' })
   })
 
   it('prefers chunked framing over a Content-Length sent with it, and then closes the connection', () => {

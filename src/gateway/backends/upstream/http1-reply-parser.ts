@@ -1,12 +1,26 @@
 import type { IncomingHttpHeaders } from 'node:http'
 
-/** A reply's status line and header fields, as Node's client would present them. */
+/** A reply's status line and header fields. */
 export interface ReplyHead {
   statusCode: number
   /** Names and values in the order sent, names as written: what capture records. */
   rawHeaders: string[]
-  /** Lower-cased names; repeated fields joined with `, `, except `set-cookie` (a list). */
-  headers: IncomingHttpHeaders
+  fields: ReplyFields
+}
+
+/**
+ * The fields read on every reply (its framing, its connection's reuse, its body's type), gathered
+ * while the head is parsed, each as Node's `IncomingHttpHeaders` holds it: a repeated list field
+ * joined with `, `, the first of a single-valued one. The other fields are read from `rawHeaders`
+ * only when asked for (`headersOf`): an object keyed by every name a server sends was half the
+ * head's parse, on every reply, for fields nothing on the request's path reads.
+ */
+export interface ReplyFields {
+  contentLength: string | undefined
+  contentType: string | undefined
+  transferEncoding: string | undefined
+  connection: string | undefined
+  keepAlive: string | undefined
 }
 
 export interface ReplyParserEvents {
@@ -152,10 +166,11 @@ export class Http1ReplyParser {
 
   /** `nothingAfter`: the head ended its read, so a reply without a body ends with nothing after it. */
   private startBody(head: ReplyHead & { http10: boolean }, nothingAfter: boolean): void {
-    const connection = headerTokens(head.headers.connection)
+    const { fields } = head
+    const connection = headerTokens(fields.connection)
     this.keepAlive = head.http10 ? connection.includes('keep-alive') : !connection.includes('close')
-    const transferEncoding = headerTokens(head.headers['transfer-encoding'])
-    const contentLength = head.headers['content-length']
+    const transferEncoding = headerTokens(fields.transferEncoding)
+    const contentLength = fields.contentLength
     this.events.head(head)
     if (this.state !== 'head') return // the head's handler gave up on the reply
     if (!this.expectsBody || head.statusCode === 204 || head.statusCode === 304) return this.finish(nothingAfter)
@@ -298,47 +313,133 @@ function hexDigit(byte: number): number {
 
 const NO_TOKENS: readonly string[] = []
 
-function headerTokens(value: string | string[] | undefined): readonly string[] {
+/** A list field's tokens, trimmed and lower-cased, empty ones dropped. */
+function headerTokens(value: string | undefined): readonly string[] {
   if (value === undefined) return NO_TOKENS
-  return (Array.isArray(value) ? value.join(',') : value)
+  if (!value.includes(',')) {
+    // One token, as nearly every reply sends `Connection` and `Transfer-Encoding`.
+    const token = value.trim().toLowerCase()
+    return token === '' ? NO_TOKENS : [token]
+  }
+  return value
     .split(',')
     .map((token) => token.trim().toLowerCase())
     .filter((token) => token !== '')
 }
 
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/
-const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-const CONTENT_LENGTH = /^\d{1,15}$/
-
-/** The head's text (status line and fields, without the blank line), or why it is not HTTP/1.x. */
+/**
+ * The head's text (status line and fields, without the blank line), or why it is not HTTP/1.x.
+ * It is read with character tests rather than regular expressions: a head is parsed once per
+ * reply, on a path that runs with little of it in the processor's caches.
+ */
 function parseHead(text: string): (ReplyHead & { http10: boolean }) | string {
-  // Lines end at LF, a CR before it dropped; walked by index rather than split (a head is parsed per reply).
+  // Lines end at LF, a CR before it dropped; walked by index rather than split.
   let lineEnd = text.indexOf('\n')
   const statusLine = lineOf(text, 0, lineEnd)
-  const status = STATUS_LINE.exec(statusLine)
-  if (status === null) return `its reply did not start with an HTTP/1.x status line (${statusLine.slice(0, 60)})`
+  const statusCode = statusCodeOf(statusLine)
+  if (statusCode === undefined) return `its reply did not start with an HTTP/1.x status line (${statusLine.slice(0, 60)})`
   const rawHeaders: string[] = []
-  const headers: IncomingHttpHeaders = {}
+  const fields: ReplyFields = { contentLength: undefined, contentType: undefined, transferEncoding: undefined, connection: undefined, keepAlive: undefined }
   while (lineEnd !== -1) {
     const start = lineEnd + 1
     lineEnd = text.indexOf('\n', start)
     const line = lineOf(text, start, lineEnd)
     const colon = line.indexOf(':')
-    const name = colon > 0 ? line.slice(0, colon) : ''
-    if (!FIELD_NAME.test(name)) return `its reply had a malformed header line (${line.slice(0, 60)})`
+    if (!isToken(line, colon)) return `its reply had a malformed header line (${line.slice(0, 60)})`
+    const name = line.slice(0, colon)
     const value = line.slice(colon + 1).trim()
     rawHeaders.push(name, value)
-    const key = name.toLowerCase()
     // Checked here, so that a reply that cannot be framed is a failure before any reply.
-    if (key === 'content-length' && !CONTENT_LENGTH.test(value)) return `its Content-Length was not a length (${value.slice(0, 40)})`
+    const refusal = gatherField(fields, name, value)
+    if (refusal !== undefined) return refusal
+  }
+  return { http10: statusLine.charCodeAt(HTTP_1_DOT.length) === DIGIT_0, statusCode, rawHeaders, fields }
+}
+
+/** One field into `fields` if it is one of theirs (names compared by length first, then in lower case); why it cannot frame a reply, if it cannot. */
+function gatherField(fields: ReplyFields, name: string, value: string): string | undefined {
+  switch (name.length) {
+    case 14: {
+      if (name.toLowerCase() !== 'content-length') return undefined
+      if (!isLength(value)) return `its Content-Length was not a length (${value.slice(0, 40)})`
+      if (fields.contentLength !== undefined && fields.contentLength !== value) return 'its reply had two different Content-Lengths'
+      fields.contentLength = value
+      return undefined
+    }
+    case 12:
+      if (fields.contentType === undefined && name.toLowerCase() === 'content-type') fields.contentType = value
+      return undefined
+    case 17:
+      if (name.toLowerCase() === 'transfer-encoding') fields.transferEncoding = joined(fields.transferEncoding, value)
+      return undefined
+    case 10: {
+      const lower = name.toLowerCase()
+      if (lower === 'connection') fields.connection = joined(fields.connection, value)
+      else if (lower === 'keep-alive') fields.keepAlive = joined(fields.keepAlive, value)
+      return undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+const joined = (had: string | undefined, value: string): string => (had === undefined ? value : `${had}, ${value}`)
+
+const HTTP_1_DOT = 'HTTP/1.'
+const DIGIT_0 = 0x30
+const DIGIT_9 = 0x39
+const SPACE = 0x20
+
+/** `HTTP/1.0` or `HTTP/1.1`, a space, three digits, then the line's end or a space and a reason without CR: the status code. */
+function statusCodeOf(line: string): number | undefined {
+  const minor = line.charCodeAt(HTTP_1_DOT.length)
+  if (!line.startsWith(HTTP_1_DOT) || (minor !== DIGIT_0 && minor !== DIGIT_0 + 1) || line.charCodeAt(8) !== SPACE) return undefined
+  let code = 0
+  for (let at = 9; at < 12; at++) {
+    const digit = line.charCodeAt(at)
+    if (!(digit >= DIGIT_0 && digit <= DIGIT_9)) return undefined
+    code = code * 10 + digit - DIGIT_0
+  }
+  if (line.length > 12 && (line.charCodeAt(12) !== SPACE || line.indexOf('\r', 13) !== -1)) return undefined
+  return code
+}
+
+/** Whether `line` up to `end` is an HTTP token (a field's name): one or more of its characters. */
+function isToken(line: string, end: number): boolean {
+  if (end <= 0) return false
+  for (let at = 0; at < end; at++) {
+    const code = line.charCodeAt(at)
+    if (code >= TOKEN_CHARACTERS.length || TOKEN_CHARACTERS[code] === 0) return false
+  }
+  return true
+}
+
+/** 1 at the codes of the characters a token may hold (RFC 9110's `tchar`). */
+const TOKEN_CHARACTERS = new Uint8Array(128)
+for (const character of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TOKEN_CHARACTERS[character.charCodeAt(0)] = 1
+
+/** Decimal digits only, 1 to 15 of them (within a double's exact integers). */
+function isLength(value: string): boolean {
+  if (value.length === 0 || value.length > 15) return false
+  for (let at = 0; at < value.length; at++) {
+    const digit = value.charCodeAt(at)
+    if (!(digit >= DIGIT_0 && digit <= DIGIT_9)) return false
+  }
+  return true
+}
+
+/** Every field of a reply, as Node's client presents them: lower-cased names; repeated fields joined with `, `, except `set-cookie` (a list). */
+export function headersOf(rawHeaders: readonly string[]): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {}
+  for (let at = 0; at + 1 < rawHeaders.length; at += 2) {
+    const key = rawHeaders[at]!.toLowerCase()
+    const value = rawHeaders[at + 1]!
     const had = headers[key]
     if (key === 'set-cookie') headers[key] = [...((had as string[] | undefined) ?? []), value]
     else if (had === undefined) headers[key] = value
-    else if (key === 'content-length') {
-      if (had !== value) return 'its reply had two different Content-Lengths'
-    } else if (!SINGLE_VALUED.has(key)) headers[key] = `${had as string}, ${value}`
+    else if (!SINGLE_VALUED.has(key)) headers[key] = `${had as string}, ${value}`
   }
-  return { http10: status[1] === '0', statusCode: Number(status[2]), rawHeaders, headers }
+  return headers
 }
 
 /** The line from `start` to the LF at `end` (-1: the text's end), without a CR before the LF. */

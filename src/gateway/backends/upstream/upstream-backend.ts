@@ -12,7 +12,7 @@ import { rejectsStreamOptions } from './stream-options'
 import { lacksPath, upstreamBrokeOff, upstreamFailed, upstreamLacks, upstreamUnavailable, upstreamWentSilent } from './upstream-errors'
 import { readWholeReply } from './whole-reply'
 import type { UpstreamForm } from './upstream-form'
-import { errorDetail, noAnswer, postToReplica, readBody, UpstreamConnectError, type UpstreamReply } from './upstream-http'
+import { errorDetail, noAnswer, postToReplica, readBody, replyContentType, UpstreamConnectError, type UpstreamReply } from './upstream-http'
 import { outgoingBytes, type SplicedJson } from '../../http/json-splice'
 import { errorText } from '../../../shared/narrow'
 
@@ -33,7 +33,7 @@ const AFTER_DONE_GRACE_MS = 1000
 
 /** Whether a reply is a JSON body rather than an event stream (what some servers send when asked for a stream). */
 function isJson(res: UpstreamReply): boolean {
-  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(res.headers['content-type'] ?? '')
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(replyContentType(res) ?? '')
 }
 
 /**

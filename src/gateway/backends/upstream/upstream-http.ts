@@ -18,6 +18,11 @@ import { isRecord } from '../../../shared/narrow'
  */
 export type UpstreamReply = Http1Reply | IncomingMessage
 
+/** A reply's Content-Type: from the fields the gateway's own client gathered, or Node's headers. */
+export function replyContentType(res: UpstreamReply): string | undefined {
+  return res instanceof Http1Reply ? res.fields.contentType : res.headers['content-type']
+}
+
 /** Why no response came: each maps to one status (502 upstream_error, 503 upstream_unavailable, 504 upstream_timeout). */
 export class UpstreamConnectError extends Error {
   override name = 'UpstreamConnectError'

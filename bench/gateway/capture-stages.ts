@@ -5,7 +5,7 @@
 // change to capture shows in capture, not in a whole-process number that the machine's other
 // load moves. The request and response are Node's own objects, without a socket.
 //
-//   npx tsx bench/gateway/capture-stages.ts [--baseline DIR] [--count 3000]
+//   npx tsx bench/gateway/capture-stages.ts [--baseline DIR] [--count 3000] [--cells "stable 340 B,…"]
 //
 // --baseline DIR: a checkout of another commit (its src/ and bench/), timed the same way right
 // after this one's, for a before/after. Median / mean µs of the last `count` − 500 exchanges (the
@@ -19,7 +19,8 @@ import { Socket } from 'node:net'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { printStagesBeforeAfter } from './lib'
-import { SWEEP_CELLS, cellName } from './sweep'
+import { SMALL_COMPLETION } from './prompts'
+import { cellName, cellsNamed } from './sweep'
 
 type Prompts = typeof import('./prompts')
 type Capture = typeof import('../../src/gateway/capture/traffic-capture')
@@ -28,18 +29,28 @@ type Store = typeof import('../../src/gateway/capture/memory-store')
 type Limits = typeof import('../../src/gateway/capture/capture-limits')
 type Splice = typeof import('../../src/gateway/http/json-splice')
 
-const { values: opts } = parseArgs({ options: { baseline: { type: 'string' }, count: { type: 'string', default: '3000' } } })
+const { values: opts } = parseArgs({ options: { baseline: { type: 'string' }, count: { type: 'string', default: '3000' }, cells: { type: 'string' } } })
 const COUNT = Number(opts.count)
+const CELLS = cellsNamed(opts.cells)
 const WARM = 500
-const REPLY = JSON.stringify({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'm',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there.' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
-})
+const REPLY = SMALL_COMPLETION
 const KEY = 'mk_live_' + 'a'.repeat(40)
+/** What the route reports at a generation's end, for the exchange's record. */
+const generationRecord = (n: number) => ({
+  id: `gen_${n}`,
+  org: 'default',
+  session: 's',
+  model: 'm',
+  deployment: 'upstream',
+  upstream: '127.0.0.1:9',
+  stream: false,
+  outcome: 'finished' as const,
+  finishReason: 'stop' as const,
+  finishReasonDerived: false,
+  errorCode: undefined,
+  usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+  usageSource: 'upstream' as const,
+})
 const RAW_HEADERS = ['Host', '127.0.0.1:7313', 'Authorization', `Bearer ${KEY}`, 'Content-Type', 'application/json', 'Connection', 'keep-alive', 'User-Agent', 'bench']
 const UPSTREAM_HEADERS = ['Content-Type', 'application/json', 'Content-Length', String(REPLY.length), 'Date', 'Tue, 01 Dec 2026 16:00:00 GMT', 'Connection', 'keep-alive']
 
@@ -54,7 +65,7 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
   const out: Record<string, Record<string, string>> = {}
   const limits = DEFAULT_MEMORY_LIMITS
   /** Sequential exchanges of one prompt shape, capture `memory` (a 64 MiB store of its own, full once warmed up) or `off`. */
-  const exchanges = (cell: (typeof SWEEP_CELLS)[number], mode: 'memory' | 'off') => {
+  const exchanges = (cell: (typeof CELLS)[number], mode: 'memory' | 'off') => {
     const capture = new TrafficCapture(mode === 'memory' ? { mode, limits, store: new MemoryStore(limits) } : { mode, limits, store: undefined })
     const make = bodyMaker({ shape: cell.shape, bytes: cell.bytes }, false)
     const times: Record<string, number[]> = { begin: [], 'hand-offs + reply': [], close: [] }
@@ -104,6 +115,9 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       now = performance.now()
       times['hand-offs + reply']!.push(now - at)
       at = now
+      // The route reports the generation's end; a recorder that has a decided generation builds its
+      // record only then (or at the response's close, whichever comes last).
+      if (recorder !== undefined && 'generationEnded' in recorder) recorder.generationEnded({ record: generationRecord(n), error: null })
       res.emit('close')
       times.close!.push(performance.now() - at)
     }
@@ -111,7 +125,7 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
     capture.close()
     return { times, cpuUs: (cpu.user + cpu.system) / (COUNT - WARM) }
   }
-  for (const cell of SWEEP_CELLS) {
+  for (const cell of CELLS) {
     const { times, cpuUs } = exchanges(cell, 'memory')
     const off = exchanges(cell, 'off')
     const stats = (xs: number[]): string => {

@@ -5,6 +5,7 @@ import { responseHeader, responseHeaderPairs } from '../http/response-head'
 import { errorEnvelopeSchema } from '../../shared/api/errors'
 import { MortarHeader } from '../../shared/api/headers'
 import { SseFrameSplitter } from '../../shared/sse/sse-frame-splitter'
+import { isoTime } from './iso-time'
 import type {
   CapturedError,
   CapturedFrame,
@@ -91,7 +92,7 @@ function build(recorder: ExchangeRecorder, maxBytes: number, leaveOutBytesAtHand
 
   const exchange: Exchange = {
     id: recorder.id,
-    started_at: new Date(recorder.startedAt).toISOString(),
+    started_at: isoTime(recorder.startedAt),
     method: req.method ?? 'GET',
     endpoint: recorder.endpoint,
     status,
@@ -240,18 +241,22 @@ function clientOf(principal: ExchangeRecorder['principal'], refused: RefusedKey 
 function upstreamOf(recording: UpstreamRecording, body: string, final: boolean): UpstreamExchange {
   // Frames as the model server sent them: the socket's pieces cut at the blank lines that end
   // events, each timed by the piece that completed it.
-  const splitter = new SseFrameSplitter()
+  const pieces = recording.frames.frames()
   const frames: CapturedFrame[] = []
-  let last = 0
-  for (const piece of recording.frames.frames()) {
-    last = piece.t_ms
-    for (const raw of splitter.push(piece.raw)) frames.push({ t_ms: piece.t_ms, raw })
-  }
-  // While it runs, an event not yet complete waits for its next piece (a follower gets it then).
-  if (final) {
-    const rest = splitter.end()
-    for (const raw of rest.frames) frames.push({ t_ms: last, raw })
-    if (rest.partial !== '') frames.push({ t_ms: last, raw: rest.partial })
+  // A reply read whole (JSON) has no pieces, and gets no splitter (nor its text decoder).
+  if (pieces.length > 0) {
+    const splitter = new SseFrameSplitter()
+    let last = 0
+    for (const piece of pieces) {
+      last = piece.t_ms
+      for (const raw of splitter.push(piece.raw)) frames.push({ t_ms: piece.t_ms, raw })
+    }
+    // While it runs, an event not yet complete waits for its next piece (a follower gets it then).
+    if (final) {
+      const rest = splitter.end()
+      for (const raw of rest.frames) frames.push({ t_ms: last, raw })
+      if (rest.partial !== '') frames.push({ t_ms: last, raw: rest.partial })
+    }
   }
   const headers: HeaderPairs = []
   const raw = recording.rawHeaders

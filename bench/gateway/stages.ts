@@ -4,7 +4,7 @@
 // (chat template + prompt counter), and the model server's body with its encoding — so a change to
 // one pass shows in that pass, not in a whole-process number that the machine's other load moves.
 //
-//   npx tsx bench/gateway/stages.ts [--baseline DIR] [--count 700] [--rounds 3] [--apis chat,messages,responses]
+//   npx tsx bench/gateway/stages.ts [--baseline DIR] [--count 700] [--rounds 3] [--apis chat,messages,responses] [--cold-mb 0]
 //
 // Each checkout's stages are bundled with esbuild first, as the gateway's build bundles them: run
 // through tsx instead, every module is CommonJS and every imported constant a getter call (the
@@ -15,6 +15,10 @@
 // other differed that much with the same code. Per round (one process), medians of the last
 // `count` − 200 requests of each cell (each a fresh body, as a client sends it); printed, the
 // median round.
+// --cold-mb N: N MiB touched (a byte per 64, a cache line) before each request, outside its timing,
+// so that the stages run with little of their code and data in the processor's caches, as a
+// stream's request or an agent's turn after a pause does (4 leaves nothing in this machine's 1 MiB
+// L2; reply-parser.ts has the figures for the model server's reply).
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -29,6 +33,7 @@ const { values: opts } = parseArgs({
     count: { type: 'string', default: '700' },
     rounds: { type: 'string', default: '3' },
     apis: { type: 'string', default: 'chat,messages,responses' },
+    'cold-mb': { type: 'string', default: '0' },
   },
 })
 const STAGES = ['read', 'accept', 'plan', 'body'] as const
@@ -88,8 +93,9 @@ type Timings = Record<string, Record<string, number>>
  * the other differ by that much with the same code. Prints, per bundle, the cells' median stages
  * (the first 200 requests of a cell left out).
  */
-function driverSource(bundles: readonly string[], count: number): string {
+function driverSource(bundles: readonly string[], count: number, coldMb: number): string {
   return `
+const thrash = new Uint8Array(${coldMb} * 1024 * 1024)
 const bundles = await Promise.all(${JSON.stringify(bundles)}.map((file) => import(file)))
 const median = (xs) => { const kept = xs.slice(200).sort((a, b) => a - b); return Math.round(kept[Math.floor(kept.length / 2)]) }
 const out = bundles.map(() => ({}))
@@ -99,6 +105,7 @@ for (const [name, api, shape, bytes] of bundles[0].cells) {
   for (let n = 0; n < ${count}; n++) {
     for (let k = 0; k < runners.length; k++) {
       const i = (n + k) % runners.length
+      for (let at = 0; at < thrash.length; at += 64) thrash[at]++
       const stages = await runners[i](n)
       for (const [stage, us] of Object.entries(stages)) times[i][stage].push(us)
     }
@@ -127,7 +134,7 @@ async function bundle(label: string, root: string): Promise<string> {
 const roots: [string, string][] = opts.baseline === undefined ? [['this checkout', ROOT]] : [['baseline', opts.baseline], ['this checkout', ROOT]]
 const bundles = await Promise.all(roots.map(([label, root], i) => bundle(`stages-${i}-${label.replace(/\W+/g, '-')}`, root)))
 const driver = join(OUT, 'stages-driver.mjs')
-writeFileSync(driver, driverSource(bundles.map((file) => pathToFileURL(file).href), Number(opts.count)))
+writeFileSync(driver, driverSource(bundles.map((file) => pathToFileURL(file).href), Number(opts.count), Number(opts['cold-mb'])))
 const rounds: Timings[][] = roots.map(() => [])
 for (let round = 0; round < Number(opts.rounds); round++) {
   const timings = JSON.parse(execFileSync(process.execPath, [driver], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 })) as Timings[]

@@ -239,29 +239,34 @@ function clientOf(principal: ExchangeRecorder['principal'], refused: RefusedKey 
 }
 
 function upstreamOf(recording: UpstreamRecording, body: string, final: boolean): UpstreamExchange {
-  // Frames as the model server sent them: the socket's pieces cut at the blank lines that end
-  // events, each timed by the piece that completed it.
-  const pieces = recording.frames.frames()
-  const frames: CapturedFrame[] = []
-  // A reply read whole (JSON) has no pieces, and gets no splitter (nor its text decoder).
-  if (pieces.length > 0) {
-    const splitter = new SseFrameSplitter()
-    let last = 0
-    for (const piece of pieces) {
-      last = piece.t_ms
-      for (const raw of splitter.push(piece.raw)) frames.push({ t_ms: piece.t_ms, raw })
-    }
-    // While it runs, an event not yet complete waits for its next piece (a follower gets it then).
-    if (final) {
-      const rest = splitter.end()
-      for (const raw of rest.frames) frames.push({ t_ms: last, raw })
-      if (rest.partial !== '') frames.push({ t_ms: last, raw: rest.partial })
-    }
-  }
+  const frames = upstreamFrames(recording.frames.frames(), final)
   const headers: HeaderPairs = []
   const raw = recording.rawHeaders
   for (let i = 0; i + 1 < raw.length; i += 2) headers.push([(raw[i] ?? '').toLowerCase(), raw[i + 1] ?? ''])
   return { replica: recording.replica, body, status: recording.status, headers, frames, response_body: recording.responseBody }
+}
+
+/**
+ * The frames as the model server sent them: the socket's pieces cut at the blank lines that end
+ * events, each timed by the piece that completed it. A reply read whole (JSON) has no pieces, and
+ * gets no splitter (nor its text decoder).
+ */
+function upstreamFrames(pieces: readonly RecordedFrame[], final: boolean): CapturedFrame[] {
+  const frames: CapturedFrame[] = []
+  if (pieces.length === 0) return frames
+  const splitter = new SseFrameSplitter()
+  let last = 0
+  for (const piece of pieces) {
+    last = piece.t_ms
+    for (const raw of splitter.push(piece.raw)) frames.push({ t_ms: piece.t_ms, raw })
+  }
+  // While it runs, an event not yet complete waits for its next piece (a follower gets it then).
+  if (final) {
+    const rest = splitter.end()
+    for (const raw of rest.frames) frames.push({ t_ms: last, raw })
+    if (rest.partial !== '') frames.push({ t_ms: last, raw: rest.partial })
+  }
+  return frames
 }
 
 /** The frames as recorded when they are all strings (what the SSE writer writes); else decoded copies. */

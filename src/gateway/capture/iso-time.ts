@@ -1,4 +1,4 @@
-/** Times from 1970 up to the end of year 9999: `toISOString` writes these as `YYYY-MM-DDTHH:MM:SS.mmmZ`. */
+/** The last time `toISOString` writes with a four-digit year (`YYYY-MM-DDTHH:MM:SS.mmmZ`). */
 const LAST_FOUR_DIGIT_YEAR_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
 
 let secondMs = Number.NaN
@@ -11,6 +11,7 @@ let secondText = ''
  * exchange's record, on a path that runs with little of it in the processor's caches.
  */
 export function isoTime(ms: number): string {
+  // Before 1970 a time's remainder of a second is negative: Date writes those (and NaN's error).
   if (!(ms >= 0 && ms <= LAST_FOUR_DIGIT_YEAR_MS)) return new Date(ms).toISOString()
   const whole = Math.trunc(ms)
   const millis = whole % 1000

@@ -160,6 +160,8 @@ describe('Http1ReplyParser', () => {
     const { head } = parse(['HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5\r\nkeep-alive: max=100\r\nCONTENT-TYPE: text/event-stream\r\nContent-Length: 0\r\n\r\n'])
     expect(head?.fields).toEqual({ contentLength: '0', contentType: 'text/event-stream', transferEncoding: undefined, connection: undefined, keepAlive: 'timeout=5, max=100' })
     expect(headersOf(head?.rawHeaders ?? [])).toEqual({ 'keep-alive': 'timeout=5, max=100', 'content-type': 'text/event-stream', 'content-length': '0' })
+    // Every name is a field's, whatever Object's own properties are called.
+    expect(headersOf(['Constructor', 'x', '__proto__', 'y', 'toString', 'z'])).toEqual({ constructor: 'x', ['__proto__']: 'y', tostring: 'z' })
   })
 
   it('prefers chunked framing over a Content-Length sent with it, and then closes the connection', () => {

@@ -359,23 +359,24 @@ function parseHead(text: string): (ReplyHead & { http10: boolean }) | string {
 /** One field into `fields` if it is one of theirs (names compared by length first, then in lower case); why it cannot frame a reply, if it cannot. */
 function gatherField(fields: ReplyFields, name: string, value: string): string | undefined {
   switch (name.length) {
-    case 14: {
-      if (name.toLowerCase() !== 'content-length') return undefined
+    case CONTENT_LENGTH.length: {
+      if (name.toLowerCase() !== CONTENT_LENGTH) return undefined
       if (!isLength(value)) return `its Content-Length was not a length (${value.slice(0, 40)})`
       if (fields.contentLength !== undefined && fields.contentLength !== value) return 'its reply had two different Content-Lengths'
       fields.contentLength = value
       return undefined
     }
-    case 12:
-      if (fields.contentType === undefined && name.toLowerCase() === 'content-type') fields.contentType = value
+    case CONTENT_TYPE.length:
+      if (fields.contentType === undefined && name.toLowerCase() === CONTENT_TYPE) fields.contentType = value
       return undefined
-    case 17:
-      if (name.toLowerCase() === 'transfer-encoding') fields.transferEncoding = joined(fields.transferEncoding, value)
+    case TRANSFER_ENCODING.length:
+      if (name.toLowerCase() === TRANSFER_ENCODING) fields.transferEncoding = joined(fields.transferEncoding, value)
       return undefined
-    case 10: {
+    // `Keep-Alive` is as long as `Connection`.
+    case CONNECTION.length: {
       const lower = name.toLowerCase()
-      if (lower === 'connection') fields.connection = joined(fields.connection, value)
-      else if (lower === 'keep-alive') fields.keepAlive = joined(fields.keepAlive, value)
+      if (lower === CONNECTION) fields.connection = joined(fields.connection, value)
+      else if (lower === KEEP_ALIVE) fields.keepAlive = joined(fields.keepAlive, value)
       return undefined
     }
     default:
@@ -383,9 +384,18 @@ function gatherField(fields: ReplyFields, name: string, value: string): string |
   }
 }
 
+const CONTENT_LENGTH = 'content-length'
+const CONTENT_TYPE = 'content-type'
+const TRANSFER_ENCODING = 'transfer-encoding'
+const CONNECTION = 'connection'
+const KEEP_ALIVE = 'keep-alive'
+
 const joined = (had: string | undefined, value: string): string => (had === undefined ? value : `${had}, ${value}`)
 
 const HTTP_1_DOT = 'HTTP/1.'
+/** Where in a status line the code's three digits begin (after `HTTP/1.x `), and end. */
+const STATUS_CODE_AT = HTTP_1_DOT.length + 2
+const STATUS_CODE_END = STATUS_CODE_AT + 3
 const DIGIT_0 = 0x30
 const DIGIT_9 = 0x39
 const SPACE = 0x20
@@ -393,14 +403,14 @@ const SPACE = 0x20
 /** `HTTP/1.0` or `HTTP/1.1`, a space, three digits, then the line's end or a space and a reason without CR: the status code. */
 function statusCodeOf(line: string): number | undefined {
   const minor = line.charCodeAt(HTTP_1_DOT.length)
-  if (!line.startsWith(HTTP_1_DOT) || (minor !== DIGIT_0 && minor !== DIGIT_0 + 1) || line.charCodeAt(8) !== SPACE) return undefined
+  if (!line.startsWith(HTTP_1_DOT) || (minor !== DIGIT_0 && minor !== DIGIT_0 + 1) || line.charCodeAt(STATUS_CODE_AT - 1) !== SPACE) return undefined
   let code = 0
-  for (let at = 9; at < 12; at++) {
+  for (let at = STATUS_CODE_AT; at < STATUS_CODE_END; at++) {
     const digit = line.charCodeAt(at)
     if (!(digit >= DIGIT_0 && digit <= DIGIT_9)) return undefined
     code = code * 10 + digit - DIGIT_0
   }
-  if (line.length > 12 && (line.charCodeAt(12) !== SPACE || line.indexOf('\r', 13) !== -1)) return undefined
+  if (line.length > STATUS_CODE_END && (line.charCodeAt(STATUS_CODE_END) !== SPACE || line.indexOf('\r', STATUS_CODE_END) !== -1)) return undefined
   return code
 }
 
@@ -430,7 +440,8 @@ function isLength(value: string): boolean {
 
 /** Every field of a reply, as Node's client presents them: lower-cased names; repeated fields joined with `, `, except `set-cookie` (a list). */
 export function headersOf(rawHeaders: readonly string[]): IncomingHttpHeaders {
-  const headers: IncomingHttpHeaders = {}
+  // No prototype: a field named `constructor` or `__proto__` is a field like any other.
+  const headers = Object.create(null) as IncomingHttpHeaders
   for (let at = 0; at + 1 < rawHeaders.length; at += 2) {
     const key = rawHeaders[at]!.toLowerCase()
     const value = rawHeaders[at + 1]!

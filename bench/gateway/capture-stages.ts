@@ -7,20 +7,21 @@
 //
 //   npx tsx bench/gateway/capture-stages.ts [--baseline DIR] [--count 3000] [--cells "stable 340 B,…"]
 //
-// --baseline DIR: a checkout of another commit (its src/ and its bench's prompts), timed the same
-// way just before this one's, in the same process, for a before/after. The second runs faster:
-// with this checkout given as its own baseline, close at stable 340 B was 62 µs, then 41. Compare
-// a before/after with such a run. Median / mean µs of the last `count` − 500 exchanges (the
+// --baseline DIR: a checkout of another commit (its src/ and its bench's prompts), for a
+// before/after: both are loaded into this process and timed exchange by exchange in turn (which
+// goes first alternates), so that both meet the process and the machine in the same state. Timed
+// one after the other, the second ran faster: with this checkout as its own baseline, close at
+// stable 340 B read 62 µs, then 41. Median / mean µs of the last `count` − 500 exchanges (the
 // mean carries the garbage collector's share, once the store is full and evicting, as it is on a
 // gateway that has run a while); every exchange has a fresh body, as a client sends it. The last
-// column is the process's CPU per exchange over the same exchanges (the garbage collector and the
-// request path's own work included), then again with capture `off`: their difference is what
-// capture costs, its store kept full included.
+// column is the process's CPU over each checkout's exchanges (the request path's own work and the
+// garbage collections that fall in them included; the checkouts share one heap), then again with
+// capture `off`: their difference is what capture costs, its store kept full included.
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { printStagesBeforeAfter } from './lib'
+import { printStagesBeforeAfter, ROOT } from './lib'
 import { SMALL_COMPLETION } from './prompts'
 import { cellName, cellsNamed } from './sweep'
 
@@ -56,7 +57,11 @@ const generationRecord = (n: number) => ({
 const RAW_HEADERS = ['Host', '127.0.0.1:7313', 'Authorization', `Bearer ${KEY}`, 'Content-Type', 'application/json', 'Connection', 'keep-alive', 'User-Agent', 'bench']
 const UPSTREAM_HEADERS = ['Content-Type', 'application/json', 'Content-Length', String(REPLY.length), 'Date', 'Tue, 01 Dec 2026 16:00:00 GMT', 'Connection', 'keep-alive']
 
-async function timeRoot(root: string): Promise<Record<string, Record<string, string>>> {
+type StageTimes = Record<(typeof STAGES)[number], number>
+const STAGES = ['begin', 'hand-offs + reply', 'close'] as const
+
+/** A checkout's capture, loaded from its src/ (and its bench's prompts): exchanges of a prompt shape, capture `memory` (a 64 MiB store of its own, full once warmed up) or `off`. */
+async function loadCheckout(root: string) {
   const load = async <T>(path: string): Promise<T> => (await import(join(root, path))) as T
   const { bodyMaker } = await load<Prompts>('bench/gateway/prompts.ts')
   const { TrafficCapture } = await load<Capture>('src/gateway/capture/traffic-capture.ts')
@@ -64,16 +69,12 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
   const { MemoryStore } = await load<Store>('src/gateway/capture/memory-store.ts')
   const { DEFAULT_MEMORY_LIMITS } = await load<Limits>('src/gateway/capture/capture-limits.ts')
   const { spliceClientMembers, outgoingText, outgoingBytes } = await load<Splice>('src/gateway/http/json-splice.ts')
-  const out: Record<string, Record<string, string>> = {}
   const limits = DEFAULT_MEMORY_LIMITS
-  /** Sequential exchanges of one prompt shape, capture `memory` (a 64 MiB store of its own, full once warmed up) or `off`. */
-  const exchanges = (cell: (typeof CELLS)[number], mode: 'memory' | 'off') => {
+  return (cell: (typeof CELLS)[number], mode: 'memory' | 'off') => {
     const capture = new TrafficCapture(mode === 'memory' ? { mode, limits, store: new MemoryStore(limits) } : { mode, limits, store: undefined })
     const make = bodyMaker({ shape: cell.shape, bytes: cell.bytes }, false)
-    const times: Record<string, number[]> = { begin: [], 'hand-offs + reply': [], close: [] }
-    let cpuFrom = process.cpuUsage()
-    for (let n = 0; n < COUNT; n++) {
-      if (n === WARM) cpuFrom = process.cpuUsage()
+    /** Exchange `n`, its stages timed (ms). */
+    const exchange = (n: number): StageTimes => {
       const text = make(7_000_000 + n)
       const raw = Buffer.from(text)
       const req = new IncomingMessage(new Socket())
@@ -87,7 +88,7 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       const recorder = recorderOf(req)
       if (recorder === undefined && mode === 'memory') throw new Error('not captured')
       let now = performance.now()
-      times.begin!.push(now - at)
+      const begin = now - at
       // What the request path does besides capture (decode, parse, the body sent) is not timed.
       const decoded = raw.toString('utf8')
       const value = JSON.parse(decoded) as Record<string, unknown>
@@ -115,33 +116,53 @@ async function timeRoot(root: string): Promise<Record<string, Record<string, str
       res.setHeader('x-request-id', `req_${n}`)
       res.end(REPLY)
       now = performance.now()
-      times['hand-offs + reply']!.push(now - at)
+      const handOffs = now - at
       at = now
       // The route reports the generation's end; a recorder that has a decided generation builds its
       // record only then (or at the response's close, whichever comes last).
       if (recorder !== undefined && 'generationEnded' in recorder) recorder.generationEnded({ record: generationRecord(n), error: null })
       res.emit('close')
-      times.close!.push(performance.now() - at)
+      return { begin, 'hand-offs + reply': handOffs, close: performance.now() - at }
     }
-    const cpu = process.cpuUsage(cpuFrom)
-    capture.close()
-    return { times, cpuUs: (cpu.user + cpu.system) / (COUNT - WARM) }
+    return { exchange, close: () => capture.close() }
   }
-  for (const cell of CELLS) {
-    const { times, cpuUs } = exchanges(cell, 'memory')
-    const off = exchanges(cell, 'off')
-    const stats = (xs: number[]): string => {
-      const kept = xs.slice(WARM).sort((a, b) => a - b)
-      const median = kept[Math.floor(kept.length / 2)] ?? NaN
-      const mean = kept.reduce((sum, x) => sum + x, 0) / kept.length
-      return `${(median * 1000).toFixed(1)} / ${(mean * 1000).toFixed(1)}`
-    }
-    out[cellName(cell)] = {
-      ...Object.fromEntries(Object.entries(times).map(([stage, xs]) => [stage, stats(xs)])),
-      'CPU per exchange, memory / off': `${cpuUs.toFixed(0)} / ${off.cpuUs.toFixed(0)}`,
-    }
-  }
-  return out
 }
 
-await printStagesBeforeAfter(opts.baseline, ['begin', 'hand-offs + reply', 'close', 'CPU per exchange, memory / off'], 'µs', timeRoot)
+const roots = opts.baseline === undefined ? [ROOT] : [opts.baseline, ROOT]
+const checkouts = await Promise.all(roots.map(loadCheckout))
+const results = roots.map((): Record<string, Record<string, string>> => ({}))
+const stats = (xs: number[]): string => {
+  const kept = xs.slice(WARM).sort((a, b) => a - b)
+  const median = kept[Math.floor(kept.length / 2)] ?? NaN
+  const mean = kept.reduce((sum, x) => sum + x, 0) / kept.length
+  return `${(median * 1000).toFixed(1)} / ${(mean * 1000).toFixed(1)}`
+}
+for (const cell of CELLS) {
+  const times = roots.map(() => Object.fromEntries(STAGES.map((stage) => [stage, [] as number[]])) as Record<(typeof STAGES)[number], number[]>)
+  const cpuUs = { memory: roots.map(() => 0), off: roots.map(() => 0) }
+  for (const mode of ['memory', 'off'] as const) {
+    const runs = checkouts.map((open) => open(cell, mode))
+    for (let n = 0; n < COUNT; n++) {
+      for (let k = 0; k < runs.length; k++) {
+        const i = (n + k) % runs.length
+        const from = process.cpuUsage()
+        const stages = runs[i]!.exchange(n)
+        const used = process.cpuUsage(from)
+        if (n >= WARM) cpuUs[mode][i]! += used.user + used.system
+        if (mode === 'memory') for (const stage of STAGES) times[i]![stage].push(stages[stage])
+      }
+    }
+    for (const run of runs) run.close()
+  }
+  roots.forEach((_, i) => {
+    const perExchange = (mode: 'memory' | 'off') => (cpuUs[mode][i]! / (COUNT - WARM)).toFixed(0)
+    results[i]![cellName(cell)] = {
+      ...Object.fromEntries(STAGES.map((stage) => [stage, stats(times[i]![stage])])),
+      'CPU per exchange, memory / off': `${perExchange('memory')} / ${perExchange('off')}`,
+    }
+  })
+}
+
+// Asked for in the order of `roots` (the baseline first), which may be the same directory twice.
+let asked = 0
+await printStagesBeforeAfter(opts.baseline, [...STAGES, 'CPU per exchange, memory / off'], 'µs', () => Promise.resolve(results[asked++]!))

@@ -12,8 +12,8 @@ export interface ReplyHead {
  * The fields read on every reply (its framing, its connection's reuse, its body's type), gathered
  * while the head is parsed, each as Node's `IncomingHttpHeaders` holds it: a repeated list field
  * joined with `, `, the first of a single-valued one. The other fields are read from `rawHeaders`
- * only when asked for (`headersOf`): an object keyed by every name a server sends was half the
- * head's parse, on every reply, for fields nothing on the request's path reads.
+ * only when asked for (`headersOf`): an object keyed by every name a server sends was a third to
+ * a half of the head's parse, on every reply, for fields nothing on the request's path reads.
  */
 export interface ReplyFields {
   contentLength: string | undefined

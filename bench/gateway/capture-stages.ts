@@ -163,6 +163,4 @@ for (const cell of CELLS) {
   })
 }
 
-// Asked for in the order of `roots` (the baseline first), which may be the same directory twice.
-let asked = 0
-await printStagesBeforeAfter(opts.baseline, [...STAGES, 'CPU per exchange, memory / off'], 'µs', () => Promise.resolve(results[asked++]!))
+printStagesBeforeAfter(opts.baseline, [...STAGES, 'CPU per exchange, memory / off'], 'µs', results)

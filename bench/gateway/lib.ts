@@ -301,24 +301,21 @@ export async function waitForQuiet(
 }
 
 /**
- * One-process stage timings of this checkout and, with `baseline`, another one's (its src/ and
- * bench/, timed first so each cell reads before → after), printed as a table: a row per prompt,
- * a column per stage.
+ * Stage timings per prompt, printed as a table (a row per prompt, a column per stage): `results`
+ * holds this checkout's alone or, with `baseline`, the baseline's first, so each cell reads
+ * before → after.
  */
-export async function printStagesBeforeAfter(
+export function printStagesBeforeAfter(
   baseline: string | undefined,
   stages: readonly string[],
   unit: string,
-  timeRoot: (root: string) => Promise<Record<string, Record<string, number | string>>>,
-): Promise<void> {
-  const roots = baseline === undefined ? [ROOT] : [baseline, ROOT]
-  const results: Record<string, Record<string, number | string>>[] = []
-  for (const root of roots) results.push(await timeRoot(root))
+  results: readonly Record<string, Record<string, number | string>>[],
+): void {
   console.log(`| prompt | ${stages.map((s) => `${s} (${unit})`).join(' | ')} |`)
   console.log(`|---|${stages.map(() => '---:').join('|')}|`)
   for (const cell of Object.keys(results[0] ?? {})) {
     const value = (stage: string) => results.map((r) => r[cell]?.[stage] ?? NaN).join(' → ')
     console.log(`| ${cell} | ${stages.map(value).join(' | ')} |`)
   }
-  if (results.length > 1) console.log('\nEach cell: baseline → this checkout.')
+  if (baseline !== undefined) console.log('\nEach cell: baseline → this checkout.')
 }

@@ -73,6 +73,11 @@ const BUFFER_STEP = 64 * 1024
 export interface BodyPrefix {
   readonly raw: Buffer
   readonly byteEnd: number
+  /**
+   * A beginning's buffer whose first `bytes` are the body's own (compared when the body was found
+   * to continue it): when that buffer is free for the body, only the bytes after those are copied.
+   */
+  readonly same?: { readonly buffer: Buffer; readonly bytes: number }
 }
 
 interface ScopeBeginnings {
@@ -139,10 +144,23 @@ export class Beginnings {
     this.fit()
   }
 
-  /** The first `byteEnd` bytes of a body, in a spare buffer that holds them or a new one; undefined when the body is shorter. */
-  private copied({ raw, byteEnd }: BodyPrefix): Buffer | undefined {
+  /**
+   * The first `byteEnd` bytes of a body, in a spare buffer that holds them or a new one; undefined
+   * when the body is shorter. An agent's turn continues the beginning it replaces, whose buffer
+   * (spare once that beginning is dropped) already holds all but the new turn: then only the new
+   * bytes are copied, not the whole conversation again (128 KB a turn at that size).
+   */
+  private copied({ raw, byteEnd, same }: BodyPrefix): Buffer | undefined {
     // Never past the body: a spare buffer's rest is another body's (another organization's, maybe).
     if (byteEnd > raw.length) return undefined
+    // Only a spare buffer: one a kept beginning still holds is never written to.
+    const own = same === undefined ? -1 : this.spare.findIndex((buffer) => buffer === same.buffer && buffer.length >= byteEnd)
+    if (same !== undefined && own !== -1) {
+      const buffer = this.spare.splice(own, 1)[0]!
+      const from = Math.min(same.bytes, byteEnd)
+      raw.copy(buffer, from, from, byteEnd)
+      return buffer
+    }
     const at = this.spare.findIndex((buffer) => buffer.length >= byteEnd)
     const buffer = at === -1 ? Buffer.allocUnsafeSlow(Math.ceil((byteEnd + 1) / BUFFER_STEP) * BUFFER_STEP) : this.spare.splice(at, 1)[0]!
     raw.copy(buffer, 0, 0, byteEnd)

@@ -343,7 +343,9 @@ export class ParsedParts {
         const { raw: _earlier, ...made } = extended(beginning, conversation.slice(beginning.count))
         const byteEnd = beginning.byteEnd + addedBytes
         const elementEnds = ascii && beginning.elementEnds !== undefined ? [...beginning.elementEnds, ...added.map((span) => offset + span.end)] : undefined
-        this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end, elementEnds }, byteEnd + made.composed.length, replaced, { raw, byteEnd })
+        // The body's first `beginning.byteEnd` bytes were compared with the beginning's buffer.
+        const same = { buffer: beginning.raw, bytes: beginning.byteEnd }
+        this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end, elementEnds }, byteEnd + made.composed.length, replaced, { raw, byteEnd, same })
       }
     }
     return { value, members }

@@ -4,7 +4,7 @@
 // (chat template + prompt counter), and the model server's body with its encoding — so a change to
 // one pass shows in that pass, not in a whole-process number that the machine's other load moves.
 //
-//   npx tsx bench/gateway/stages.ts [--baseline DIR] [--count 700] [--rounds 3] [--apis chat,messages,responses] [--cold-mb 0]
+//   npx tsx bench/gateway/stages.ts [--baseline DIR] [--count 700] [--rounds 3] [--apis chat,messages,responses] [--cells LIST] [--cold-mb 0]
 //
 // Each checkout's stages are bundled with esbuild first, as the gateway's build bundles them: run
 // through tsx instead, every module is CommonJS and every imported constant a getter call (the
@@ -15,6 +15,8 @@
 // other differed that much with the same code. Per round (one process), medians of the last
 // `count` − 200 requests of each cell (each a fresh body, as a client sends it); printed, the
 // median round.
+// --cells LIST: only these cells, by name, comma-separated ("messages growing 128 KB"): one cell run
+// long, as a gateway that has filled its caches runs it.
 // --cold-mb N: N MiB touched (a byte per 64, a cache line) before each request, outside its timing,
 // so that the stages run with little of their code and data in the processor's caches, as a
 // stream's request or an agent's turn after a pause does (4 leaves nothing in this machine's 1 MiB
@@ -33,6 +35,7 @@ const { values: opts } = parseArgs({
     count: { type: 'string', default: '700' },
     rounds: { type: 'string', default: '3' },
     apis: { type: 'string', default: 'chat,messages,responses' },
+    cells: { type: 'string' },
     'cold-mb': { type: 'string', default: '0' },
   },
 })
@@ -93,13 +96,14 @@ type Timings = Record<string, Record<string, number>>
  * the other differ by that much with the same code. Prints, per bundle, the cells' median stages
  * (the first 200 requests of a cell left out).
  */
-function driverSource(bundles: readonly string[], count: number, coldMb: number): string {
+function driverSource(bundles: readonly string[], count: number, coldMb: number, cells: readonly string[] | undefined): string {
   return `
 const thrash = new Uint8Array(${coldMb} * 1024 * 1024)
 const bundles = await Promise.all(${JSON.stringify(bundles)}.map((file) => import(file)))
 const median = (xs) => { const kept = xs.slice(200).sort((a, b) => a - b); return Math.round(kept[Math.floor(kept.length / 2)]) }
 const out = bundles.map(() => ({}))
-for (const [name, api, shape, bytes] of bundles[0].cells) {
+const wanted = ${JSON.stringify(cells ?? null)}
+for (const [name, api, shape, bytes] of bundles[0].cells.filter(([name]) => wanted === null || wanted.includes(name))) {
   const runners = bundles.map((bundle) => bundle.runner(api, shape, bytes))
   const times = bundles.map(() => ({ read: [], accept: [], plan: [], body: [] }))
   for (let n = 0; n < ${count}; n++) {
@@ -134,7 +138,7 @@ async function bundle(label: string, root: string): Promise<string> {
 const roots: [string, string][] = opts.baseline === undefined ? [['this checkout', ROOT]] : [['baseline', opts.baseline], ['this checkout', ROOT]]
 const bundles = await Promise.all(roots.map(([label, root], i) => bundle(`stages-${i}-${label.replace(/\W+/g, '-')}`, root)))
 const driver = join(OUT, 'stages-driver.mjs')
-writeFileSync(driver, driverSource(bundles.map((file) => pathToFileURL(file).href), Number(opts.count), Number(opts['cold-mb'])))
+writeFileSync(driver, driverSource(bundles.map((file) => pathToFileURL(file).href), Number(opts.count), Number(opts['cold-mb']), opts.cells?.split(',').map((name) => name.trim())))
 const rounds: Timings[][] = roots.map(() => [])
 for (let round = 0; round < Number(opts.rounds); round++) {
   const timings = JSON.parse(execFileSync(process.execPath, [driver], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 })) as Timings[]

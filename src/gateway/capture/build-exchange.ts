@@ -19,7 +19,7 @@ import type { RefusedKey } from '../auth/key-store'
 import type { KnownBytes } from './exchange-store'
 import type { ExchangeRecorder, GenerationFacts, UpstreamRecording } from './exchange-recorder'
 import type { RecordedFrame } from './frame-log'
-import { bytesHoldSecret, redactExchange, redactHeaders, redactUrl, secretHint } from './redact-credentials'
+import { bytesHoldSecret, redactExchange, redactHeaders, redactUrl, requestBodyHoldsSecret, secretHint } from './redact-credentials'
 import { decodedSize, fitExchange } from './truncate-exchange'
 
 /**
@@ -79,7 +79,7 @@ function build(recorder: ExchangeRecorder, maxBytes: number, leaveOutBytesAtHand
   const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
   const { requestBody, upstream } = recorder
   // Bytes at hand are searched as bytes: searching a text decoded in pieces would first join them.
-  const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !bytesHoldSecret(requestBody, secrets)
+  const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !requestBodyHoldsSecret(requestBody, secrets, recorder.requestContinues)
   const sentClean = recorder.sentBodyHoldsSecret(secrets, requestClean ? requestBody : undefined) === false
   const leftOut: LeftOut = {
     request: leaveOutBytesAtHand && requestClean && requestBody.length > 0,

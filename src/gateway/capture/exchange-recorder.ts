@@ -11,6 +11,7 @@ import { randomHex } from '../random-id'
 import { FrameLog, type RecordedFrame } from './frame-log'
 import { bytesHoldSecret } from './redact-credentials'
 import { decodedSize } from './truncate-exchange'
+import type { ContinuedBytes } from '../http/known-beginnings'
 
 /** What the chat-completions route decided, once it decided it. */
 export interface CompletionFacts {
@@ -112,6 +113,8 @@ export class ExchangeRecorder implements UpstreamObserver {
   requestBytes: number | undefined
   /** `requestBody` is bytes the body reader found to be ASCII and did not decode (the record decodes them). */
   requestAscii = false
+  /** How those bytes go on from an earlier body of the same scope (http/known-beginnings.ts), when the reader continued one. */
+  requestContinues: ContinuedBytes | undefined
   private decodedRequest: { from: Buffer; text: string } | undefined
   principal: Principal | undefined
   /** The expired or revoked key that was refused, by ID and name. */
@@ -257,11 +260,15 @@ export class ExchangeRecorder implements UpstreamObserver {
     return upstream.body
   }
 
-  /** The body reader parsed ASCII bytes without decoding them: they are kept as they are. */
-  bodyUndecoded(raw: Buffer): void {
+  /**
+   * The body reader parsed ASCII bytes without decoding them: they are kept as they are, with how
+   * they go on from an earlier body's (`continued`).
+   */
+  bodyUndecoded(raw: Buffer, continued?: ContinuedBytes): void {
     this.requestBody = raw
     this.requestBytes = raw.length
     this.requestAscii = true
+    this.requestContinues = continued
   }
 
   sent(replica: string, body: string | (() => string), bytes?: Buffer | ByteChunks): void {
@@ -369,6 +376,7 @@ export class ExchangeRecorder implements UpstreamObserver {
    */
   private letGo(): void {
     this.requestBody = undefined
+    this.requestContinues = undefined
     this.decodedRequest = undefined
     this.upstream = undefined
     this.replyJson = undefined

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bytesHoldSecret, redactExchange } from './redact-credentials'
+import { bytesHoldSecret, redactExchange, requestBodyHoldsSecret } from './redact-credentials'
 import { ByteChunks } from '../http/json-chunks'
 import { exchangeFixture } from './test-support/exchange-fixture'
 
@@ -69,6 +69,46 @@ describe('bytesHoldSecret', () => {
       }),
       { numRuns: 3000 },
     )
+  })
+})
+
+describe('requestBodyHoldsSecret', () => {
+  it('finds every secret in a conversation whose bodies go on from the last, wherever the secret is', () => {
+    const OTHER = 'mk_live_0123456789abcdefghij'
+    // Each turn: the last body's bytes, then new ones that may hold a secret, whole or cut where
+    // the shared bytes end; and the client's credentials, now and then another set.
+    const fragment = fc.constantFrom(SECRET, OTHER).chain((secret) => fc.constantFrom(secret, secret.slice(0, 7), secret.slice(7)))
+    const added = fc.array(fc.oneof(fc.string({ unit: fc.constantFrom('a', '"', ','), maxLength: 30 }), fragment), { maxLength: 4 }).map((parts) => parts.join(''))
+    const turn = fc.record({ added, secrets: fc.constantFrom([SECRET], [SECRET, OTHER], [OTHER]), cut: fc.nat(3) })
+    fc.assert(
+      fc.property(fc.array(turn, { minLength: 1, maxLength: 10 }), (turns) => {
+        let last: { raw: Buffer; kept: object } | undefined
+        for (const { added, secrets, cut } of turns) {
+          // Now and then the body goes on from fewer of the last one's bytes (an edited last turn).
+          const shared = last === undefined ? Buffer.alloc(0) : last.raw.subarray(0, Math.max(0, last.raw.length - cut))
+          const raw = Buffer.concat([shared, Buffer.from(added)])
+          const kept = {}
+          const continued = last === undefined ? undefined : { sharedWith: last.kept, sharedBytes: shared.length, kept }
+          expect(requestBodyHoldsSecret(raw, secrets, continued)).toBe(secrets.some((secret) => raw.includes(secret)))
+          last = { raw, kept }
+        }
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('searches only past the bytes shared with a body found clean for the same secrets', () => {
+    const first = {}
+    expect(requestBodyHoldsSecret(Buffer.from('{"messages":[1,2'), [SECRET], { sharedWith: {}, sharedBytes: 0, kept: first })).toBe(false)
+    // Bytes said to be shared with that body, which here hold the secret (a body never would):
+    // not searched for the same secrets, searched for others.
+    const raw = Buffer.from(`{"messages":[1,2,"${SECRET}",3]}`)
+    const shares = { sharedWith: first, sharedBytes: raw.length - 3, kept: {} }
+    expect(requestBodyHoldsSecret(raw, [SECRET], shares)).toBe(false)
+    expect(requestBodyHoldsSecret(raw, [SECRET, 'another-secret-123'], shares)).toBe(true)
+    // A secret that crosses the end of the shared bytes is found.
+    const crossing = Buffer.from(`{"messages":[1,2,"${SECRET}"]}`)
+    expect(requestBodyHoldsSecret(crossing, [SECRET], { sharedWith: first, sharedBytes: crossing.indexOf(SECRET) + 5, kept: {} })).toBe(true)
   })
 })
 

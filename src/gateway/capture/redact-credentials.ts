@@ -1,4 +1,5 @@
 import type { ByteChunks } from '../http/json-chunks'
+import type { ContinuedBytes } from '../http/known-beginnings'
 import type { CapturedFrame, Exchange, HeaderPairs } from '../../shared/api/traffic'
 import { apiKeyHint } from '../auth/api-key'
 
@@ -97,6 +98,41 @@ export const searchable = (secrets: readonly string[]): string[] => secrets.filt
 /** The secrets a request sent as credentials, in its headers and its query, as the record finds them. */
 export function sentSecrets(rawHeaders: readonly string[], url: string): string[] {
   return [...redactHeaders(rawHeaders, undefined).secrets, ...redactUrl(url).secrets]
+}
+
+/**
+ * Beginnings kept of earlier bodies (http/known-beginnings.ts) whose bytes were found to hold none
+ * of a set of secrets, with that set (`secretSetKey`). A beginning's bytes never change while it
+ * is kept, and one no longer kept is never continued from again. A WeakMap: a mark lives as long as
+ * its beginning.
+ */
+const cleanBeginnings = new WeakMap<object, string>()
+
+/**
+ * Whether a request body's bytes hold one of the secrets (as `bytesHoldSecret` of a buffer).
+ * `continued`: how the body goes on from a beginning kept of an earlier body. An agent's turn
+ * repeats its last body's bytes and adds a few; when those bytes were found clean for the same
+ * secrets, only what follows them is searched, from as far back as a secret crossing into it could
+ * begin — 20 µs a turn at 128 KB, on every turn. A body found clean marks the beginning kept of it
+ * in turn.
+ */
+export function requestBodyHoldsSecret(raw: Buffer, secrets: readonly string[], continued: ContinuedBytes | undefined): boolean {
+  const wanted = searchable(secrets)
+  if (wanted.length === 0) return false
+  const secretSet = secretSetKey(wanted)
+  // A secret that crosses the end of the shared bytes begins at most this many bytes before it.
+  const reach = Math.max(...wanted.map((secret) => Buffer.byteLength(secret))) - 1
+  const from = continued !== undefined && cleanBeginnings.get(continued.sharedWith) === secretSet ? Math.max(0, continued.sharedBytes - reach) : 0
+  if (wanted.some((secret) => raw.includes(secret, from))) return true
+  if (continued?.kept !== undefined) cleanBeginnings.set(continued.kept, secretSet)
+  return false
+}
+
+/** One text for a set of secrets that tells every two sets apart (each secret led by its length). */
+function secretSetKey(secrets: readonly string[]): string {
+  let key = ''
+  for (const secret of secrets) key += `${secret.length}:${secret}`
+  return key
 }
 
 /**

@@ -69,6 +69,19 @@ const SPARE_BUFFERS = 8
 /** Buffers for beginnings are allocated in multiples of this, so that one fits a few turns more. */
 const BUFFER_STEP = 64 * 1024
 
+/**
+ * How a body that was continued relates to what was kept before: its first `sharedBytes` are
+ * those of `sharedWith` (a beginning kept from an earlier body of its scope, compared byte for
+ * byte), and `kept` is the beginning kept from it in turn (made of its own first bytes), if one
+ * was. Capture searches such a body for credentials only past the bytes an earlier body of the
+ * same client was found clean in (capture/redact-credentials.ts).
+ */
+export interface ContinuedBytes {
+  readonly sharedWith: object
+  readonly sharedBytes: number
+  readonly kept: object | undefined
+}
+
 /** A body's bytes to keep the first `byteEnd` of. */
 export interface BodyPrefix {
   readonly raw: Buffer
@@ -114,20 +127,22 @@ export class Beginnings {
 
   /**
    * Keep `beginning` as the newest of its scope (`size`: the characters it holds), in place of
-   * `replaced` (the one it continues, or the pending one it was made from).
+   * `replaced` (the one it continues, or the pending one it was made from). Returns the beginning
+   * kept, if it was.
    */
-  keep(scope: string, made: Omit<Beginning, 'raw'> & { raw?: Buffer }, size: number, replaced?: Beginning | PendingBeginning, body?: BodyPrefix): void {
+  keep(scope: string, made: Omit<Beginning, 'raw'> & { raw?: Buffer }, size: number, replaced?: Beginning | PendingBeginning, body?: BodyPrefix): Beginning | undefined {
     // A beginning kept as it was made from `replaced` keeps its buffer.
     if (replaced !== undefined) this.drop(replaced, replaced.raw !== made.raw)
-    if (size > this.maxChars / 4) return
+    if (size > this.maxChars / 4) return undefined
     const raw = body === undefined ? made.raw : this.copied(body)
-    if (raw === undefined) return
+    if (raw === undefined) return undefined
     const beginning: Beginning = { ...made, raw }
     const kept = this.scope(scope)
     kept.made.unshift(beginning)
     this.add(scope, beginning, size)
     while (kept.made.length > PER_SCOPE) this.drop(kept.made.at(-1)!)
     this.fit()
+    return beginning
   }
 
   /** Keep `pending` as its scope's pending beginning, in place of the one before. */

@@ -381,6 +381,29 @@ describe('ParsedParts, a long system prompt or instructions as one text', () => 
     })
   }
 
+  it('tells of a continued body which kept beginning its first bytes are, and how many, and what it leaves kept', () => {
+    const parts = new ParsedParts()
+    let input: object[] = [{ role: 'user', content: 'task' }]
+    let last: { raw: Buffer; kept: object | undefined } | undefined
+    for (let turn = 0; turn < 6; turn++) {
+      input = [...input, { type: 'function_call_output', call_id: `c${turn}`, output: `result ${turn}` }]
+      const raw = Buffer.from(JSON.stringify({ model: 'm', instructions: asciiLong('instructions'), input }))
+      const continued = parts.continueBytes(raw, 'o')?.continued
+      if (turn === 0) expect(continued).toBeUndefined()
+      else {
+        expect(continued).toBeDefined()
+        const { sharedWith, sharedBytes, kept } = continued!
+        expect(sharedBytes).toBeGreaterThan(raw.length / 2)
+        expect(raw.subarray(0, sharedBytes).equals(last!.raw.subarray(0, sharedBytes))).toBe(true)
+        // From the third turn on, the beginning it goes on from is the one the last turn left.
+        if (turn > 1) expect(sharedWith).toBe(last!.kept)
+        expect(kept).toBeDefined()
+      }
+      last = { raw, kept: continued?.kept }
+      if (turn === 0) parts.parse(raw.toString(), 'o', { raw, ascii: true, beginningsTried: true })
+    }
+  })
+
   it('continues an agent whose instructions come before its conversation, turn after turn', () => {
     const parts = new ParsedParts()
     let input: object[] = [{ role: 'user', content: 'task' }]

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer'
 import { CLOSE_BRACE, CLOSE_BRACKET, QUOTE } from './json-char-codes'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth'
 import { membersAfterElement, topLevelMembers, type Span } from './json-members'
-import { Beginnings, type Beginning, type PendingBeginning, type Placed } from './known-beginnings'
+import { Beginnings, type Beginning, type ContinuedBytes, type PendingBeginning, type Placed } from './known-beginnings'
 import { deepFreeze } from '../../shared/api/element-results'
 import { PartsMap } from '../parts-map'
 
@@ -233,7 +233,7 @@ export class ParsedParts {
    * `parse`). Undefined when no beginning fits: then the body is to be decoded and `parse`d, told
    * that its beginnings were tried.
    */
-  continueBytes(raw: Buffer, scope: string): { value: unknown; members: Map<string, Span> } | undefined {
+  continueBytes(raw: Buffer, scope: string): Continued | undefined {
     if (this.budgetChars === 0 || raw.length < SHORTEST_SPLIT_BODY_CHARS) return undefined
     // ASCII: a beginning that matches is ASCII too, its byte offsets its text's.
     return this.continueKnown(raw, true, scope, raw.length, (_, byteEnd) => raw.toString('latin1', byteEnd))
@@ -244,19 +244,19 @@ export class ParsedParts {
    * the end of the longest run of conversation elements it shares with one (`tailAfter`: its text
    * from there).
    */
-  private continueKnown(raw: Buffer, ascii: boolean, scope: string, length: number, tailAfter: (chars: number, byteEnd: number) => string): { value: unknown; members: Map<string, Span> } | undefined {
+  private continueKnown(raw: Buffer, ascii: boolean, scope: string, length: number, tailAfter: (chars: number, byteEnd: number) => string): Continued | undefined {
     for (const beginning of this.beginnings.made(scope)) {
       if (length <= beginning.chars || !begins(raw, beginning)) continue
-      const continued = this.continueFrom(tailAfter(beginning.chars, beginning.byteEnd), raw, ascii, beginning, scope, beginning)
+      const continued = this.continueFrom(tailAfter(beginning.chars, beginning.byteEnd), raw, ascii, beginning, scope, beginning, beginning)
       if (continued !== undefined) return continued
     }
     const pending = this.beginnings.pending(scope)
     if (pending !== undefined && length > pending.chars && begins(raw, pending)) {
-      return this.continueFrom(tailAfter(pending.chars, pending.byteEnd), raw, ascii, madeFrom(pending, pending.elements.length), scope, pending)
+      return this.continueFrom(tailAfter(pending.chars, pending.byteEnd), raw, ascii, madeFrom(pending, pending.elements.length), scope, pending, pending)
     }
     const shared = this.longestShared(raw, scope)
     if (shared === undefined) return undefined
-    return this.continueFrom(tailAfter(shared.beginning.chars, shared.beginning.byteEnd), raw, ascii, shared.beginning, scope, shared.replaced)
+    return this.continueFrom(tailAfter(shared.beginning.chars, shared.beginning.byteEnd), raw, ascii, shared.beginning, scope, shared.replaced, shared.from)
   }
 
   /**
@@ -271,7 +271,7 @@ export class ParsedParts {
    * body is that conversation's newer branch. When more differs, the body may be another agent's
    * with the same instructions, and both are kept.
    */
-  private longestShared(raw: Buffer, scope: string): { beginning: Beginning; replaced: Beginning | PendingBeginning | undefined } | undefined {
+  private longestShared(raw: Buffer, scope: string): { beginning: Beginning; replaced: Beginning | PendingBeginning | undefined; from: Beginning | PendingBeginning } | undefined {
     const pending = this.beginnings.pending(scope)
     const candidates = pending === undefined ? this.beginnings.made(scope) : [...this.beginnings.made(scope), pending]
     let best: { from: Beginning | PendingBeginning; ends: readonly number[]; count: number; bytes: number } | undefined
@@ -292,7 +292,7 @@ export class ParsedParts {
     const { from, ends, count } = best
     const replaced = ends.length - count === 1 ? from : undefined
     const cut = cutEnd(ends, count, from.conversationStart + 1)
-    if ('elements' in from) return { beginning: madeFrom(from, count, cut), replaced }
+    if ('elements' in from) return { beginning: madeFrom(from, count, cut), replaced, from }
     const dropped = from.count - count
     const beginning: Beginning = {
       ...from,
@@ -302,7 +302,7 @@ export class ParsedParts {
       count,
       ...cut,
     }
-    return { beginning, replaced }
+    return { beginning, replaced, from }
   }
 
   /**
@@ -310,7 +310,16 @@ export class ParsedParts {
    * what follows does not read as the rest of such a body (then the whole body is parsed, which
    * refuses it as it would have), or names again a member of the beginning.
    */
-  private continueFrom(tail: string, raw: Buffer, ascii: boolean, beginning: Beginning, scope: string, replaced: Beginning | PendingBeginning | undefined): { value: unknown; members: Map<string, Span> } | undefined {
+  private continueFrom(
+    tail: string,
+    raw: Buffer,
+    ascii: boolean,
+    beginning: Beginning,
+    scope: string,
+    replaced: Beginning | PendingBeginning | undefined,
+    /** The beginning kept before whose bytes `beginning`'s are (itself, or the one it was made or cut from). */
+    sharedWith: Beginning | PendingBeginning,
+  ): Continued | undefined {
     const offset = beginning.chars
     const elements = new Map<string, Span[]>()
     const nesting = { deepest: beginning.deepest }
@@ -333,10 +342,12 @@ export class ParsedParts {
     const added = elements.get(beginning.name) ?? []
     const end = added.at(-1)?.end ?? 0
     const conversation = value[beginning.name]
+    let kept: Beginning | undefined
     if (added.length === 0) {
       // The same conversation with other members after it: the beginning stays as it is. One cut
       // from a beginning that stays too would share its buffer, and is not kept.
-      if (replaced !== undefined && replaced !== beginning) this.beginnings.keep(scope, beginning, beginning.byteEnd + beginning.composed.length, replaced)
+      if (replaced !== undefined && replaced !== beginning) kept = this.beginnings.keep(scope, beginning, beginning.byteEnd + beginning.composed.length, replaced)
+      else if (replaced === beginning) kept = beginning
     } else if (Array.isArray(conversation) && endsElement(tail, end)) {
       const addedBytes = bytesOf(raw, ascii, tail, end)
       if (addedBytes !== undefined) {
@@ -345,10 +356,10 @@ export class ParsedParts {
         const elementEnds = ascii && beginning.elementEnds !== undefined ? [...beginning.elementEnds, ...added.map((span) => offset + span.end)] : undefined
         // The body's first `beginning.byteEnd` bytes were compared with the beginning's buffer.
         const same = { buffer: beginning.raw, bytes: beginning.byteEnd }
-        this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end, elementEnds }, byteEnd + made.composed.length, replaced, { raw, byteEnd, same })
+        kept = this.beginnings.keep(scope, { ...made, byteEnd, chars: offset + end, elementEnds }, byteEnd + made.composed.length, replaced, { raw, byteEnd, same })
       }
     }
-    return { value, members }
+    return { value, members, continued: { sharedWith, sharedBytes: beginning.byteEnd, kept } }
   }
 
   /**
@@ -422,6 +433,13 @@ export class ParsedParts {
   get rememberedChars(): number {
     return this.remembered.size.chars
   }
+}
+
+/** A body continued from a beginning of its scope: its value, its members' spans, and how its bytes relate to what was kept. */
+export interface Continued {
+  readonly value: unknown
+  readonly members: Map<string, Span>
+  readonly continued: ContinuedBytes
 }
 
 /** JSON that nests deeper than the gateway accepts. */

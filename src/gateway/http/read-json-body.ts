@@ -56,7 +56,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number, known: K
   // An agent's next turn begins with the bytes of its last: those are neither decoded nor parsed.
   const continued = ascii ? refusedAsJson(() => known.parts.continueBytes(raw, known.scope)) : undefined
   if (continued !== undefined) {
-    if (recorder !== undefined) recorder.bodyUndecoded(raw)
+    if (recorder !== undefined) recorder.bodyUndecoded(raw, continued.continued)
     return new UndecodedBody(continued.value, raw, continued.members)
   }
   const text = raw.toString('utf8')

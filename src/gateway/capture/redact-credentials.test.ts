@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bytesHoldSecret, redactExchange, requestBodyHoldsSecret } from './redact-credentials'
+import { bytesHoldSecret, redactExchange, requestBodyHoldsSecret, SHORTEST_MARKED_PIECE } from './redact-credentials'
 import { ByteChunks } from '../http/json-chunks'
 import { exchangeFixture } from './test-support/exchange-fixture'
 
@@ -69,6 +69,38 @@ describe('bytesHoldSecret', () => {
       }),
       { numRuns: 3000 },
     )
+  })
+})
+
+describe('bytesHoldSecret, long pieces sent again', () => {
+  it('searches a long piece found clean before only at its edges, for the same secrets, and still finds every secret the bytes hold', () => {
+    const OTHER = 'mk_live_0123456789abcdefghij'
+    // Long pieces (marked once searched) with fragments of either secret at their edges, and short
+    // pieces between them: bodies made of them, in turn, as a translated conversation's are.
+    const fragment = fc.constantFrom(SECRET, OTHER).chain((secret) => fc.constantFrom(secret.slice(0, 9), secret.slice(9)))
+    const long = fc.tuple(fragment, fragment, fc.boolean()).map(([head, tail, inside]) => Buffer.from(`${head}${'x'.repeat(SHORTEST_MARKED_PIECE)}${inside ? OTHER : ''}${tail}`))
+    const short = fc.oneof(fragment, fc.constantFrom(',', '"')).map((text) => Buffer.from(text))
+    fc.assert(
+      fc.property(fc.array(fc.oneof(long, short), { minLength: 1, maxLength: 8 }), fc.array(fc.tuple(fc.array(fc.nat(), { maxLength: 8 }), fc.subarray([SECRET, OTHER], { minLength: 1 })), { maxLength: 6 }), (pool, bodies) => {
+        for (const [picks, secrets] of bodies) {
+          const pieces = picks.map((pick) => pool[pick % pool.length]!)
+          const joined = Buffer.concat(pieces)
+          expect(bytesHoldSecret(new ByteChunks(pieces), secrets, { windowBytes: 3000 })).toBe(secrets.some((secret) => joined.includes(secret)))
+        }
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('does not search a long piece found clean again for the same secrets, and does for others', () => {
+    const OTHER = 'mk_live_0123456789abcdefghij'
+    const piece = Buffer.from('y'.repeat(2 * SHORTEST_MARKED_PIECE))
+    const body = () => new ByteChunks([Buffer.from('{"a":'), piece, Buffer.from('}')])
+    expect(bytesHoldSecret(body(), [SECRET])).toBe(false)
+    // Written to after it was found clean (a piece sent never is): what shows it is not searched again.
+    piece.write(SECRET, SHORTEST_MARKED_PIECE)
+    expect(bytesHoldSecret(body(), [SECRET])).toBe(false)
+    expect(bytesHoldSecret(body(), [SECRET, OTHER])).toBe(true)
   })
 })
 

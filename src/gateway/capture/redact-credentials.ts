@@ -145,6 +145,19 @@ const SEARCH_WINDOW_BYTES = 256 * 1024
 /** The window's memory, kept between searches (they run one at a time, synchronously). */
 let searchWindow = Buffer.alloc(0)
 
+/**
+ * Long pieces of bodies sent, found to hold none of a set of secrets, with that set
+ * (`secretSetKey`). A translated conversation is made of the same pieces turn after turn (a
+ * remembered long text's bytes, an item's, what was written of the history before:
+ * http/json-text.ts), and a piece of a body sent is never written to once made, so a long piece
+ * found clean is searched again only at its edges. Pieces shorter than SHORTEST_MARKED_PIECE are
+ * copied into the window whole: a piece of a few KB costs less to copy and search than to look up
+ * and search at its edges (a body of 81 pieces of ~2 KB took longer so). A WeakMap: a mark lives
+ * as long as its piece.
+ */
+const cleanPieces = new WeakMap<Buffer, string>()
+export const SHORTEST_MARKED_PIECE = 8 * 1024
+
 /** How `bytesHoldSecret` searches. */
 export interface SecretSearch {
   /** At most this many bytes of pieces are searched at a time (tests make it small). */
@@ -168,6 +181,20 @@ export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly st
   // A secret is at most this many bytes longer than the part of it on one side of a cut.
   const reach = Math.max(...wanted.map((secret) => Buffer.byteLength(secret))) - 1
   if (bytes.chunks.length === 1 && (clean === undefined || !isViewOf(bytes.chunks[0]!, clean))) return holds(bytes.chunks[0]!)
+  let secretSet: string | undefined
+  const marked = (chunk: Buffer) => chunk.length >= SHORTEST_MARKED_PIECE && cleanPieces.get(chunk) === (secretSet ??= secretSetKey(wanted))
+  const known = (chunk: Buffer) => (clean !== undefined && isViewOf(chunk, clean)) || marked(chunk)
+  if (piecesHoldSecret(bytes, holds, reach, windowBytes, known)) return true
+  // Every piece not known clean was searched whole: the long ones are known clean from now on.
+  for (const chunk of bytes.chunks) if (chunk.length >= SHORTEST_MARKED_PIECE && !known(chunk)) cleanPieces.set(chunk, (secretSet ??= secretSetKey(wanted)))
+  return false
+}
+
+/**
+ * Whether `bytes`' pieces, one after another, hold a secret (`holds` searches a view): copied into
+ * a window that is searched whenever full; a piece `known` to hold none is searched only at its edges.
+ */
+function piecesHoldSecret(bytes: ByteChunks, holds: (view: Buffer) => boolean, reach: number, windowBytes: number, known: (chunk: Buffer) => boolean): boolean {
   const size = Math.min(bytes.length, windowBytes) + reach
   if (searchWindow.length < size) searchWindow = Buffer.allocUnsafe(size)
   const window = searchWindow.subarray(0, size)
@@ -187,11 +214,11 @@ export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly st
     return false
   }
   for (const chunk of bytes.chunks) {
-    if (clean === undefined || chunk.length <= 2 * reach || !isViewOf(chunk, clean)) {
+    if (chunk.length <= 2 * reach || !known(chunk)) {
       if (append(chunk)) return true
       continue
     }
-    // No secret lies wholly inside bytes of the clean body; one that crosses this piece's start
+    // No secret lies wholly inside a clean piece; one that crosses this piece's start
     // ends within its first `reach` bytes, one that crosses its end begins within its last.
     if (append(chunk.subarray(0, reach))) return true
     if (filled > 0 && holds(window.subarray(0, filled))) return true

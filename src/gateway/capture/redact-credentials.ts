@@ -152,8 +152,8 @@ let searchWindow = Buffer.alloc(0)
  * http/json-text.ts), and a piece of a body sent is never written to once made, so a long piece
  * found clean is searched again only at its edges. Pieces shorter than SHORTEST_MARKED_PIECE are
  * copied into the window whole: a piece of a few KB costs less to copy and search than to look up
- * and search at its edges (a body of 81 pieces of ~2 KB took longer so). A WeakMap: a mark lives
- * as long as its piece.
+ * and search at its edges (on a body of 29 pieces of ~2 KB, marking every piece made the search no
+ * faster: 16 µs before, 16–20 after). A WeakMap: a mark lives as long as its piece.
  */
 const cleanPieces = new WeakMap<Buffer, string>()
 export const SHORTEST_MARKED_PIECE = 8 * 1024

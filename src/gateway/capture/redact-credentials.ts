@@ -121,11 +121,16 @@ export function requestBodyHoldsSecret(raw: Buffer, secrets: readonly string[], 
   if (wanted.length === 0) return false
   const secretSet = secretSetKey(wanted)
   // A secret that crosses the end of the shared bytes begins at most this many bytes before it.
-  const reach = Math.max(...wanted.map((secret) => Buffer.byteLength(secret))) - 1
+  const reach = reachAcrossCut(wanted)
   const from = continued !== undefined && cleanBeginnings.get(continued.sharedWith) === secretSet ? Math.max(0, continued.sharedBytes - reach) : 0
   if (wanted.some((secret) => raw.includes(secret, from))) return true
   if (continued?.kept !== undefined) cleanBeginnings.set(continued.kept, secretSet)
   return false
+}
+
+/** How many bytes of a secret that crosses a cut may lie on one side of it: the longest one's bytes but one. */
+function reachAcrossCut(secrets: readonly string[]): number {
+  return Math.max(...secrets.map((secret) => Buffer.byteLength(secret))) - 1
 }
 
 /** One text for a set of secrets that tells every two sets apart (each secret led by its length). */
@@ -178,8 +183,7 @@ export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly st
   if (wanted.length === 0) return false
   const holds = (view: Buffer) => wanted.some((secret) => view.includes(secret))
   if (Buffer.isBuffer(bytes)) return holds(bytes)
-  // A secret is at most this many bytes longer than the part of it on one side of a cut.
-  const reach = Math.max(...wanted.map((secret) => Buffer.byteLength(secret))) - 1
+  const reach = reachAcrossCut(wanted)
   if (bytes.chunks.length === 1 && (clean === undefined || !isViewOf(bytes.chunks[0]!, clean))) return holds(bytes.chunks[0]!)
   let secretSet: string | undefined
   const marked = (chunk: Buffer) => chunk.length >= SHORTEST_MARKED_PIECE && cleanPieces.get(chunk) === (secretSet ??= secretSetKey(wanted))

@@ -17,6 +17,7 @@
 // column is the process's CPU over each checkout's exchanges (the request path's own work and the
 // garbage collections that fall in them included; the checkouts share one heap), then again with
 // capture `off`: their difference is what capture costs, its store kept full included.
+import { isAscii } from 'node:buffer'
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { join } from 'node:path'
@@ -103,7 +104,8 @@ async function loadCheckout(root: string) {
       // The hand-offs, as the body reader, the route and the upstream backend make them.
       if (recorder !== undefined) {
         recorder.requestBody = raw
-        if ('bodyDecoded' in recorder) recorder.bodyDecoded(decoded, raw)
+        // As the body reader hands over a body it decoded (telling whether its bytes are ASCII).
+        if ('bodyDecoded' in recorder) recorder.bodyDecoded(decoded, raw, isAscii(raw))
         else (recorder as { requestBody: unknown }).requestBody = decoded
         recorder.identified({ keyId: 'key_1', keyName: 'bench', org: 'default', role: 'owner', dialect: null })
         recorder.decided({ model: 'm', deployment: 'upstream', session: 's', stream: false }, undefined)

@@ -351,6 +351,27 @@ describe('capture of an upstream deployment', () => {
     }
   })
 
+  it("an agent's turns, sent as the client's own bytes, read back from the store exactly as the model server received them", async () => {
+    const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
+    try {
+      const messages: { role: string; content: string }[] = [{ role: 'system', content: 'You are an agent working in a repository. '.repeat(150) }]
+      for (let turn = 1; turn <= 3; turn++) {
+        messages.push({ role: 'user', content: `Turn ${turn}: ${'read the file and say what changed. '.repeat(60)}` })
+        const exchange = await postCaptured(JSON.stringify({ model: DEFAULT_MODEL_ID, messages }), upstream.ownerKey, upstreamLive)
+        const received = fake.requests.at(-1)
+        // The store keeps the body sent as pieces of the request body where it is made of its bytes.
+        expect(exchange.model_body).toContain(JSON.stringify(messages))
+        expect(JSON.parse(exchange.model_body ?? '')).toEqual(received?.body)
+        expect(Buffer.byteLength(exchange.model_body ?? '')).toBe(Number(received?.headers['content-length']))
+        expect(exchange.upstream?.body).toBe(exchange.model_body)
+        expect(exchange.request.body).toBe(JSON.stringify({ model: DEFAULT_MODEL_ID, messages }))
+        messages.push({ role: 'assistant', content: `Done with turn ${turn}.` })
+      }
+    } finally {
+      upstreamLive.close()
+    }
+  })
+
   it('a key pasted into a long prompt is a hint in the body sent too, where it was spliced and where the gateway unescaped it', async () => {
     const upstreamLive = await trafficClient(upstream.url, upstream.ownerKey).live()
     try {

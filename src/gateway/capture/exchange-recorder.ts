@@ -103,7 +103,7 @@ export class ExchangeRecorder implements UpstreamObserver {
   readonly startedAt = Date.now()
   readonly t0 = performance.now()
   frames: FrameLog
-  /** The request's body: its bytes as received, replaced by their UTF-8 text once a JSON body is decoded. */
+  /** The request's body: its bytes as received, replaced by their UTF-8 text once a JSON body is decoded (unless they are ASCII: `requestAscii`). */
   requestBody: Buffer | string | undefined
   /** The body was longer than what is kept of a body no route read (the rest went unread). */
   requestBodyCut = false
@@ -111,7 +111,7 @@ export class ExchangeRecorder implements UpstreamObserver {
   requestBodyUnread = 0
   /** The UTF-8 size of `requestBody` once it is text, when the bytes it was decoded from tell it. */
   requestBytes: number | undefined
-  /** `requestBody` is bytes the body reader found to be ASCII and did not decode (the record decodes them). */
+  /** `requestBody` is bytes the body reader found to be ASCII (the record decodes them, if the reader did not). */
   requestAscii = false
   /** How those bytes go on from an earlier body of the same scope (http/known-beginnings.ts), when the reader continued one. */
   requestContinues: ContinuedBytes | undefined
@@ -232,10 +232,20 @@ export class ExchangeRecorder implements UpstreamObserver {
     this.changed()
   }
 
-  /** The body reader decoded the bytes it read: the text is kept, and its size if the bytes tell it. */
-  bodyDecoded(text: string, raw: Buffer): void {
-    this.requestBody = text
-    this.requestBytes = decodedSize(raw)
+  /**
+   * The body reader decoded the bytes it read: the text is kept, and its size if the bytes tell it.
+   * `ascii`: the reader found the bytes ASCII. Then the bytes are kept as well, as for a body left
+   * undecoded, so that the record is searched and stored from them (a copy, not an encoding, and a
+   * body sent spliced from them is stored as pieces of them), and the text is not decoded again.
+   */
+  bodyDecoded(text: string, raw: Buffer, ascii = false): void {
+    if (!ascii) {
+      this.requestBody = text
+      this.requestBytes = decodedSize(raw)
+      return
+    }
+    this.bodyUndecoded(raw)
+    this.decodedRequest = { from: raw, text }
   }
 
   /**

@@ -3,7 +3,7 @@ import type { CapturedFrame, Exchange } from '../../shared/api/traffic'
 import { exchangeListQuerySchema } from '../../shared/api/traffic'
 import { ARENA_MIN_CHARS, MemoryStore } from './memory-store'
 import { exchangeFixture } from './test-support/exchange-fixture'
-import { ByteChunks } from '../http/json-chunks'
+import { ByteChunks, viewOffset } from '../http/json-chunks'
 
 const owner = { org: 'default', unattributed: true }
 const all = exchangeListQuerySchema.parse({ limit: '500' })
@@ -208,6 +208,62 @@ describe('MemoryStore arena', () => {
     const exchange = { ...randomExchange(next), model_body: wide, upstream: { replica: 'r1', body: wide, status: 200, headers: [], frames: [], response_body: null } }
     store.add(exchange, { sentBody: Buffer.from(wide), modelBodySent: true })
     expect(store.get(owner, exchange.id)).toStrictEqual(exchange)
+  })
+
+  it('keeps a body sent spliced from the request body as pieces of that body: exact through slabs, eviction, wrap-round and clear', () => {
+    const next = random(8)
+    const limits = { max_bytes: 300_000, max_exchanges: 10_000 }
+    const referring = new MemoryStore(limits, 4_096)
+    const copying = new MemoryStore(limits, 4_096)
+    const added = new Map<string, Exchange>()
+    const orgs = ['default', 'other']
+    let saved = 0
+    const add = (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const received = Buffer.from('{"messages":[' + 'abc {\\"k\\":\\"v\\"},'.repeat(1 + Math.floor(next() * 900)) + ']}')
+        // The body sent: spans of the request body's bytes (views, as a splice makes them) between the gateway's own bytes.
+        const pieces: Buffer[] = []
+        for (let n = Math.floor(next() * 6); n >= 0; n--) {
+          if (next() < 0.6) {
+            const start = Math.floor(next() * received.length)
+            pieces.push(received.subarray(start, start + Math.floor(next() * (received.length - start + 1))))
+          } else pieces.push(Buffer.from(`,"own_${i}":${'9'.repeat(Math.floor(next() * 3_000))}`))
+        }
+        const sent = pieces.map((piece) => piece.toString('latin1')).join('')
+        const base = randomExchange(next, orgs[i % 2] as string)
+        const modelBodySent = next() < 0.7
+        const exchange: Exchange = {
+          ...base,
+          request: { ...base.request, body: received.toString('latin1') },
+          model_body: modelBodySent ? sent : base.model_body,
+          upstream: { replica: 'r1', body: sent, status: 200, headers: [], frames: [], response_body: null },
+        }
+        added.set(exchange.id, exchange)
+        const sentBody = new ByteChunks(pieces)
+        const before = [referring.arenaUse().used, copying.arenaUse().used]
+        referring.add(exchange, { requestBody: received, sentBody, modelBodySent })
+        // The same bytes, none of them a view of the request body's: every one is copied.
+        copying.add(exchange, { requestBody: received, sentBody: new ByteChunks(pieces.map((piece) => Buffer.from(piece))), modelBodySent })
+        const shared = pieces.filter((piece) => viewOffset(piece, received) >= 0).reduce((sum, piece) => sum + piece.length, 0)
+        const grew = [referring.arenaUse().used - before[0]!, copying.arenaUse().used - before[1]!]
+        // Nothing evicted in between (a budget that evicts moves `used` by what went): the arena grew by the copies made.
+        if (grew[1]! > 0 && referring.stats().evicted === copying.stats().evicted && sent.length >= ARENA_MIN_CHARS) {
+          expect(grew[1]! - grew[0]!).toBe(shared * 2 >= sent.length ? shared : 0)
+          if (shared * 2 >= sent.length) saved += shared
+        }
+      }
+    }
+    add(150)
+    expect(referring.stats().evicted).toBeGreaterThan(0)
+    expect(saved).toBeGreaterThan(0)
+    expectExact(referring, added)
+    expectExact(copying, added)
+    const other = { org: 'other', unattributed: false }
+    const keptOther = referring.list(other, all).data.map((row) => row.id)
+    referring.clear(owner)
+    for (const id of keptOther) expect(referring.get(other, id)).toStrictEqual(added.get(id))
+    add(150)
+    expectExact(referring, added)
   })
 
   it('keeps a text the record left out from its bytes, as it keeps the text: short or long, in the arena or in the entry', () => {

@@ -2,7 +2,7 @@ import type { CapturedFrame, Exchange, ExchangeFilter, ExchangeList, ExchangeLis
 import { matchesFilter, matchesText, searchPattern, summaryOf, visibleTo, type Scope } from './exchange-filter'
 import type { ExchangeStore, KnownBytes, StoreStats } from './exchange-store'
 import { SLAB_BYTES, TextArena } from './text-arena'
-import type { ByteChunks } from '../http/json-chunks'
+import { viewOffset, type ByteChunks } from '../http/json-chunks'
 import { asciiText } from '../http/decode-in-pieces'
 
 /**
@@ -27,7 +27,12 @@ const TEXTS = 6
 
 /** Where a text is in the arena: position, bytes and UTF-16 length (bytes === length: ASCII). */
 type Span = [position: number, bytes: number, chars: number]
-const NOT_STORED: Span = [-1, -1, -1]
+const NOT_STORED_AT = -1
+const NOT_STORED: Span = [NOT_STORED_AT, -1, -1]
+/** The position of a text held as pieces (`ArenaTexts.pieces`) rather than at one place. */
+const IN_PIECES = -2
+/** Whether a span's text is in the arena, at one place or in pieces. */
+const held = (position: number): boolean => position !== NOT_STORED_AT
 
 function spanAt(spans: readonly number[], index: number): Span {
   return [spans[3 * index] as number, spans[3 * index + 1] as number, spans[3 * index + 2] as number]
@@ -48,6 +53,12 @@ interface ArenaTexts {
   upstreamFrames: PackedFrames | undefined
   /** The header lists, when they were packed (their text is then in the arena at HEADERS's span, or kept here). */
   headers: PackedHeaders | undefined
+  /**
+   * The body sent (and the model body, when it is that body) as pieces of the arena, in pairs of
+   * position and bytes, when most of it is the request body's bytes: those pieces are the request
+   * body's own place in the arena, not a copy of them (`copyReferring`).
+   */
+  pieces: number[] | undefined
 }
 
 /**
@@ -244,6 +255,9 @@ export class MemoryStore implements ExchangeStore {
     const spans: number[] = []
     let any = false
     let restored = false
+    /** The request body's bytes and where the arena holds them, once copied: the body sent may refer to them. */
+    let requestCopy: { bytes: Buffer; position: number } | undefined
+    let pieces: number[] | undefined
     this.writing = entry
     for (let i = 0; i < TEXTS; i++) {
       const text = texts[i] ?? null
@@ -259,16 +273,21 @@ export class MemoryStore implements ExchangeStore {
         // recorder knows it, else as a comparison finds it.
         const same = known === undefined ? texts.indexOf(text) : i === UPSTREAM_BODY && known.modelBodySent ? MODEL_BODY : i
         if (same < i) span = spanAt(spans, same)
-        // Bytes at hand that are ASCII (one byte per character) are copied as they are.
-        else if (bytes !== undefined && bytes.length === chars) span = this.copy(bytes, chars)
-        else span = this.write(text, isWellFormed)
+        // Bytes at hand that are ASCII (one byte per character) are copied as they are; the body
+        // sent, spliced from the request body's bytes, refers to that body's place where it can.
+        else if (bytes !== undefined && bytes.length === chars) {
+          const referring = (i === MODEL_BODY || i === UPSTREAM_BODY) && requestCopy !== undefined && !Buffer.isBuffer(bytes) ? this.copyReferring(bytes, requestCopy) : undefined
+          if (referring !== undefined) pieces = referring
+          span = referring !== undefined ? [IN_PIECES, bytes.length, chars] : this.copy(bytes, chars)
+          if (i === REQUEST_BODY && Buffer.isBuffer(bytes) && held(span[0])) requestCopy = { bytes, position: span[0] }
+        } else span = this.write(text, isWellFormed)
       }
       // A text left out that the arena does not hold is kept in the entry as any short text is.
-      if (leftOut && span[0] < 0) {
+      if (leftOut && !held(span[0])) {
         texts[i] = asciiTextOf(bytes)
         restored = true
       }
-      if (span[0] >= 0) any = true
+      if (held(span[0])) any = true
       spans.push(...span)
     }
     const responseFrames = this.packFrames(exchange.response.frames)
@@ -276,11 +295,11 @@ export class MemoryStore implements ExchangeStore {
     this.writing = undefined
     entry.end = this.arena.position
     if (!any && !restored && responseFrames === undefined && upstreamFrames === undefined && packed === undefined) return
-    const kept = (index: number): string | null => ((spans[3 * index] as number) >= 0 ? '' : (texts[index] ?? null))
+    const kept = (index: number): string | null => (held(spans[3 * index] as number) ? '' : (texts[index] ?? null))
     const headers = packed === undefined ? undefined : { counts: packed.counts, text: kept(HEADERS) ?? '' }
     // Packed, the lists are kept empty in the exchange.
     const headersOf = (list: HeaderPairs): HeaderPairs => (packed === undefined ? list : NO_HEADERS)
-    entry.texts = { spans, responseFrames, upstreamFrames, headers }
+    entry.texts = { spans, responseFrames, upstreamFrames, headers, pieces }
     entry.exchange = {
       ...exchange,
       request: { ...exchange.request, headers: headersOf(exchange.request.headers), body: kept(REQUEST_BODY) ?? '' },
@@ -317,6 +336,35 @@ export class MemoryStore implements ExchangeStore {
       return NOT_STORED
     }
     return [position, bytes, text.length]
+  }
+
+  /**
+   * The ASCII pieces of a body sent, as pieces of the arena (`ArenaTexts.pieces`): a piece that is
+   * a view of the request body's bytes (the client's own bytes spliced into the body sent, as for
+   * chat completions) is the request body's place in the arena, the others are copied. Undefined,
+   * and nothing copied, when less than half of the bytes are the request body's (a translated
+   * body): then one copy costs less to read back. A chat turn of 128 KB is copied once, not twice.
+   */
+  private copyReferring(bytes: ByteChunks, request: { bytes: Buffer; position: number }): number[] | undefined {
+    let shared = 0
+    for (const chunk of bytes.chunks) if (viewOffset(chunk, request.bytes) >= 0) shared += chunk.length
+    if (shared * 2 < bytes.length) return undefined
+    const start = this.arena.position
+    const pieces: number[] = []
+    for (const chunk of bytes.chunks) {
+      if (chunk.length === 0) continue
+      const offset = viewOffset(chunk, request.bytes)
+      const position = offset >= 0 ? request.position + offset : this.arena.position
+      if (offset < 0 && !this.arena.copy([chunk], chunk.length)) {
+        this.arena.truncate(start)
+        return undefined
+      }
+      // Pieces that follow each other in the arena are one piece.
+      const last = pieces.length - 2
+      if (last >= 0 && (pieces[last] as number) + (pieces[last + 1] as number) === position) pieces[last + 1] = (pieces[last + 1] as number) + chunk.length
+      else pieces.push(position, chunk.length)
+    }
+    return pieces
   }
 
   /** Copy the ASCII bytes of a text of `chars` characters to the arena: its span, or NOT_STORED when they do not fit. */
@@ -381,8 +429,16 @@ export class MemoryStore implements ExchangeStore {
   private reader(texts: ArenaTexts): (index: number, kept: string | null) => string | null {
     return (index, kept) => {
       const [position, bytes, chars] = spanAt(texts.spans, index)
-      return position < 0 ? kept : this.arena.read(position, bytes, bytes === chars)
+      if (position === IN_PIECES) return this.readPieces(texts.pieces ?? [])
+      return held(position) ? this.arena.read(position, bytes, bytes === chars) : kept
     }
+  }
+
+  /** The text of ASCII pieces of the arena (`ArenaTexts.pieces`), as one flat string. */
+  private readPieces(pieces: readonly number[]): string {
+    const parts: string[] = []
+    for (let i = 0; i + 1 < pieces.length; i += 2) parts.push(this.arena.read(pieces[i] as number, pieces[i + 1] as number, true))
+    return parts.join('')
   }
 
   private unpackFrames(packed: PackedFrames | undefined, kept: CapturedFrame[]): CapturedFrame[] {
@@ -430,6 +486,8 @@ function shift(entry: Entry, delta: number): void {
   for (let i = 0; i < texts.spans.length; i += 3) if ((texts.spans[i] as number) >= 0) texts.spans[i] = (texts.spans[i] as number) - delta
   if (texts.responseFrames !== undefined) texts.responseFrames.span[0] -= delta
   if (texts.upstreamFrames !== undefined) texts.upstreamFrames.span[0] -= delta
+  // A piece's position is in the entry's own bytes (its own copies, or its request body's).
+  if (texts.pieces !== undefined) for (let i = 0; i < texts.pieces.length; i += 2) texts.pieces[i] = (texts.pieces[i] as number) - delta
 }
 
 /** The bytes at hand of the text at `index`, when the stages handed them over. */

@@ -1,4 +1,4 @@
-import type { ByteChunks } from '../http/json-chunks'
+import { viewOffset, type ByteChunks } from '../http/json-chunks'
 import type { ContinuedBytes } from '../http/known-beginnings'
 import type { CapturedFrame, Exchange, HeaderPairs } from '../../shared/api/traffic'
 import { apiKeyHint } from '../auth/api-key'
@@ -233,9 +233,7 @@ function piecesHoldSecret(bytes: ByteChunks, holds: (view: Buffer) => boolean, r
 }
 
 /** Whether `piece` is a view of (some of) the very memory `whole` views: then its bytes are some of `whole`'s. */
-function isViewOf(piece: Buffer, whole: Buffer): boolean {
-  return piece.buffer === whole.buffer && piece.byteOffset >= whole.byteOffset && piece.byteOffset + piece.length <= whole.byteOffset + whole.length
-}
+const isViewOf = (piece: Buffer, whole: Buffer): boolean => viewOffset(piece, whole) >= 0
 
 /** Texts of an exchange already searched in their bytes, found to hold no secret. */
 export interface CleanTexts {

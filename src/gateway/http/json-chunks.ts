@@ -20,6 +20,15 @@ export class ByteChunks {
 }
 
 /**
+ * Where `piece` begins within `whole` when it is a view of `whole`'s memory (a piece spliced from
+ * the client's body is one), else -1.
+ */
+export function viewOffset(piece: Buffer, whole: Buffer): number {
+  const offset = piece.byteOffset - whole.byteOffset
+  return piece.buffer === whole.buffer && offset >= 0 && offset + piece.length <= whole.length ? offset : -1
+}
+
+/**
  * A JSON text written partly from bytes at hand: `bytes` is what goes on the wire, `text` the
  * body (what capture keeps), made when first read: its pieces joined with `+`, so nothing is
  * copied, and a piece whose text was not at hand (bytes the reader did not decode) decoded then.

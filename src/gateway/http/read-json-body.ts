@@ -61,7 +61,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number, known: K
   }
   const text = raw.toString('utf8')
   // Capture keeps the text as decoded here, rather than decoding the bytes once more at the end.
-  if (recorder !== undefined) recorder.bodyDecoded(text, raw)
+  if (recorder !== undefined) recorder.bodyDecoded(text, raw, ascii)
   if (large) await yieldToEventLoop()
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.', null, 'invalid_json')
   const { value, members } = refusedAsJson(() => known.parts.parse(text, known.scope, { raw, ascii, beginningsTried: ascii }))

@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer'
 import { presentedKey } from '../auth/authenticate'
-import type { ByteChunks } from '../http/json-chunks'
+import { viewOffset, type ByteChunks } from '../http/json-chunks'
 import { responseHeader, responseHeaderPairs } from '../http/response-head'
 import { errorEnvelopeSchema } from '../../shared/api/errors'
 import { MortarHeader } from '../../shared/api/headers'
@@ -79,11 +79,12 @@ function build(recorder: ExchangeRecorder, maxBytes: number, leaveOutBytesAtHand
   const client = clientOf(principal, recorder.refusedKey, bearer, error?.code ?? null)
   const { requestBody, upstream } = recorder
   // Bytes at hand are searched as bytes: searching a text decoded in pieces would first join them.
-  const requestClean = recorder.requestAscii && Buffer.isBuffer(requestBody) && !requestBodyHoldsSecret(requestBody, secrets, recorder.requestContinues)
-  const sentClean = recorder.sentBodyHoldsSecret(secrets, requestClean ? requestBody : undefined) === false
+  const asciiRequest = recorder.requestAscii && Buffer.isBuffer(requestBody) ? requestBody : undefined
+  const requestClean = asciiRequest !== undefined && !requestBodyHoldsSecret(asciiRequest, secrets, recorder.requestContinues)
+  const sentClean = recorder.sentBodyHoldsSecret(secrets, requestClean ? asciiRequest : undefined) === false
   const leftOut: LeftOut = {
-    request: leaveOutBytesAtHand && requestClean && requestBody.length > 0,
-    sent: leaveOutBytesAtHand && sentClean && upstream?.bodyChunks !== undefined && upstream.bodyChunks.length > 0 && allAscii(upstream.bodyChunks),
+    request: leaveOutBytesAtHand && requestClean && asciiRequest.length > 0,
+    sent: leaveOutBytesAtHand && sentClean && upstream?.bodyChunks !== undefined && upstream.bodyChunks.length > 0 && allAscii(upstream.bodyChunks, asciiRequest),
   }
   const received = leftOut.request ? '' : recorder.requestText()
   const sentText = leftOut.sent ? '' : recorder.sentBody()
@@ -144,9 +145,14 @@ function build(recorder: ExchangeRecorder, maxBytes: number, leaveOutBytesAtHand
   return { exchange: fitExchange(redacted, maxBytes, { frames: dropped, bytes: droppedBytes, cut: recorder.requestBodyCut }, known), leftOut }
 }
 
-/** Whether every byte of `bytes` is ASCII (one byte per character: as many bytes as the text has characters). */
-function allAscii(bytes: Buffer | ByteChunks): boolean {
-  return Buffer.isBuffer(bytes) ? isAscii(bytes) : bytes.chunks.every((chunk) => isAscii(chunk))
+/**
+ * Whether every byte of `bytes` is ASCII (one byte per character: as many bytes as the text has
+ * characters). `ascii`: bytes known to be ASCII (the request body's, as the reader found them): a
+ * piece spliced from them is not checked again.
+ */
+function allAscii(bytes: Buffer | ByteChunks, ascii: Buffer | undefined): boolean {
+  if (Buffer.isBuffer(bytes)) return isAscii(bytes)
+  return bytes.chunks.every((chunk) => (ascii !== undefined && viewOffset(chunk, ascii) >= 0) || isAscii(chunk))
 }
 
 /**

@@ -157,8 +157,8 @@ function allAscii(bytes: Buffer | ByteChunks, ascii: Buffer | undefined): boolea
 
 /**
  * What the record knows of the exchange's texts as built: the bytes of those kept as they came
- * (neither redacted nor cut) when they are at hand — the body as received, when the reader did
- * not decode it, and the body sent — and whether the model body is the body sent. Each compared
+ * (neither redacted nor cut) when they are at hand — the body as received, when the reader found
+ * its bytes ASCII, and the body sent — and whether the model body is the body sent. Each compared
  * by length first: a redacted or cut text is another string, and comparing a text made of pieces
  * by content would first join it.
  */

@@ -1,7 +1,9 @@
-import { createServer, type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, IncomingMessage, ServerResponse } from 'node:http'
+import { Socket, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ExchangeRecorder, recorderOf, type GenerationFacts, type RecorderHooks } from './exchange-recorder'
+import { buildStoredExchange } from './build-exchange'
+import { ByteChunks } from '../http/json-chunks'
 
 const servers: Array<ReturnType<typeof createServer>> = []
 afterEach(async () => {
@@ -85,6 +87,39 @@ describe('ExchangeRecorder', () => {
     // The route's own end, after the facts, does not end the record twice.
     recorder?.routeEnded()
     expect(ended).toHaveLength(1)
+  })
+
+  it('keeps a body the reader decoded as its bytes when they are ASCII (the text made once), as its text when not', () => {
+    const recorderFor = () => {
+      const req = new IncomingMessage(new Socket())
+      Object.assign(req, { method: 'POST', url: '/v1/chat/completions', rawHeaders: ['Authorization', 'Bearer ' + 'k'.repeat(40)], headers: { authorization: 'Bearer ' + 'k'.repeat(40) } })
+      return new ExchangeRecorder(req, new ServerResponse(req), endedOnly(() => undefined))
+    }
+    const text = JSON.stringify({ messages: [{ role: 'user', content: 'Say hello. '.repeat(30) }] })
+    const raw = Buffer.from(text)
+    const ascii = recorderFor()
+    ascii.bodyDecoded(text, raw, true)
+    expect(ascii).toMatchObject({ requestBody: raw, requestAscii: true, requestBytes: raw.length })
+    // The reader's text, not a second decoding of the bytes.
+    expect(ascii.requestText()).toBe(text)
+    const wide = recorderFor()
+    const wideText = text.replace('hello', 'héllo')
+    wide.bodyDecoded(wideText, Buffer.from(wideText), false)
+    expect(wide).toMatchObject({ requestBody: wideText, requestAscii: false, requestBytes: Buffer.byteLength(wideText) })
+
+    // A body sent spliced from the ASCII bytes: left out of the record (kept by its bytes) only when
+    // the gateway's own pieces are ASCII too.
+    for (const own of ['{"model":"m","messages":', '{"model":"mé","messages":']) {
+      const recorder = recorderFor()
+      recorder.bodyDecoded(text, raw, true)
+      const pieces = [Buffer.from(own), raw.subarray(text.indexOf('['), text.lastIndexOf(']') + 1), Buffer.from('}')]
+      recorder.sent('replica-1', () => pieces.map((piece) => piece.toString('utf8')).join(''), new ByteChunks(pieces))
+      const { exchange, known } = buildStoredExchange(recorder, 1 << 20)
+      const sent = pieces.map((piece) => piece.toString('utf8')).join('')
+      expect(exchange.request.body).toBe('')
+      expect(known.requestBody).toBe(raw)
+      expect(exchange.upstream?.body).toBe(own.includes('é') ? sent : '')
+    }
   })
 
   it('lets go of the bodies, frames and model server leg it was built from once it has handed its record over', async () => {

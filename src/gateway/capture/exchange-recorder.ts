@@ -271,8 +271,9 @@ export class ExchangeRecorder implements UpstreamObserver {
   }
 
   /**
-   * The body reader parsed ASCII bytes without decoding them: they are kept as they are, with how
-   * they go on from an earlier body's (`continued`).
+   * The body reader found the bytes ASCII (and parsed them without decoding them, unless
+   * `bodyDecoded` calls this): they are kept as they are, with how they go on from an earlier
+   * body's (`continued`).
    */
   bodyUndecoded(raw: Buffer, continued?: ContinuedBytes): void {
     this.requestBody = raw

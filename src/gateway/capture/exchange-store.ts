@@ -5,7 +5,7 @@ import type { ByteChunks } from '../http/json-chunks'
 /**
  * What the recorder knows of an exchange's long texts, so that a store need not find it out by
  * comparing or encoding them (texts made of pieces would be joined first, each a copy of up to the
- * whole body): the bytes of the body as received, when the reader did not decode it, of the body
+ * whole body): the bytes of the body as received, when the reader found them ASCII, of the body
  * sent, of a JSON reply written from pieces, and of the model server's reply read whole; and
  * whether the model body is the body sent. A store copies bytes only where they are ASCII (as
  * many bytes as characters), and encodes the text otherwise.

@@ -71,6 +71,21 @@ function randomExchange(next: () => number, org: string | null = 'default', scal
   })
 }
 
+/**
+ * The pieces of a body sent as a splice makes them: spans of the request body's bytes (views of
+ * them) between the gateway's own bytes (up to `ownBytes` of them a piece).
+ */
+function splicedPieces(next: () => number, received: Buffer, n: number, ownBytes: number): Buffer[] {
+  const pieces: Buffer[] = []
+  for (let count = Math.floor(next() * 6); count >= 0; count--) {
+    if (next() < 0.6) {
+      const start = Math.floor(next() * received.length)
+      pieces.push(received.subarray(start, start + Math.floor(next() * (received.length - start + 1))))
+    } else pieces.push(Buffer.from(`,"own_${n}":${'9'.repeat(Math.floor(next() * ownBytes))}`))
+  }
+  return pieces
+}
+
 /** Everything the store holds reads back exactly as it was added, key order included. */
 function expectExact(store: MemoryStore, added: ReadonlyMap<string, Exchange>): void {
   const ids = store.list(owner, all).data.map((row) => row.id)
@@ -221,14 +236,7 @@ describe('MemoryStore arena', () => {
     const add = (count: number) => {
       for (let i = 0; i < count; i++) {
         const received = Buffer.from('{"messages":[' + 'abc {\\"k\\":\\"v\\"},'.repeat(1 + Math.floor(next() * 900)) + ']}')
-        // The body sent: spans of the request body's bytes (views, as a splice makes them) between the gateway's own bytes.
-        const pieces: Buffer[] = []
-        for (let n = Math.floor(next() * 6); n >= 0; n--) {
-          if (next() < 0.6) {
-            const start = Math.floor(next() * received.length)
-            pieces.push(received.subarray(start, start + Math.floor(next() * (received.length - start + 1))))
-          } else pieces.push(Buffer.from(`,"own_${i}":${'9'.repeat(Math.floor(next() * 3_000))}`))
-        }
+        const pieces = splicedPieces(next, received, i, 3_000)
         const sent = pieces.map((piece) => piece.toString('latin1')).join('')
         const base = randomExchange(next, orgs[i % 2] as string)
         const modelBodySent = next() < 0.7
@@ -264,6 +272,55 @@ describe('MemoryStore arena', () => {
     for (const id of keptOther) expect(referring.get(other, id)).toStrictEqual(added.get(id))
     add(150)
     expectExact(referring, added)
+  })
+
+  it('keeps a body sent as pieces when the record left its texts out, and when the ring reclaims or runs out while the pieces are written', () => {
+    for (const seed of [11, 12, 13, 14]) {
+      const next = random(seed)
+      // Sizes understated (every other seed): the budget evicts nothing, so the ring reclaims as it writes.
+      const understate = seed % 2 === 0
+      const store = new MemoryStore({ max_bytes: 40_000, max_exchanges: 10_000 }, 1_000 + seed * 37)
+      const added = new Map<string, Exchange>()
+      for (let i = 0; i < 300; i++) {
+        const received = Buffer.from('{"m":"' + 'abc {k} 123 '.repeat(Math.floor(next() * 250)) + '"}')
+        const pieces = splicedPieces(next, received, i, 800)
+        const sent = pieces.map((piece) => piece.toString('latin1')).join('')
+        const modelBodySent = next() < 0.6
+        const full = exchangeFixture({
+          org: i % 3 === 0 ? 'other' : 'default',
+          request: { url: '/v1/chat/completions', headers: [], body: received.toString('latin1') },
+          model_body: modelBodySent ? sent : 'mb'.repeat(Math.floor(next() * 200)),
+          upstream: { replica: 'r1', body: sent, status: 200, headers: [], frames: [], response_body: 'r'.repeat(Math.floor(next() * 300)) },
+        })
+        const size_bytes = understate ? 1 : full.size_bytes
+        // The record leaves out (as '') texts whose bytes are at hand, as build-exchange.ts does.
+        const leaveRequest = next() < 0.5
+        const leaveSent = modelBodySent && next() < 0.5
+        const lean: Exchange = {
+          ...full,
+          size_bytes,
+          request: { ...full.request, body: leaveRequest ? '' : full.request.body },
+          model_body: leaveSent ? '' : full.model_body,
+          upstream: { ...full.upstream!, body: leaveSent ? '' : full.upstream!.body },
+        }
+        added.set(full.id, { ...full, size_bytes })
+        store.add(lean, { requestBody: received, sentBody: new ByteChunks(pieces), modelBodySent })
+        if (next() < 0.03) store.clear({ org: 'other', unattributed: false })
+        if (i % 25 === 0) expectExact(store, added)
+      }
+      expectExact(store, added)
+    }
+    // A ring too small for the gateway's own pieces: copying them fails part-way, and the body is kept all the same.
+    const small = new MemoryStore({ max_bytes: 5_000, max_exchanges: 100 }, 700)
+    for (let round = 0; round < 5; round++) {
+      const received = Buffer.from('{"m":"' + 'q'.repeat(2_900 + round) + '"}')
+      const pieces = [received.subarray(0, 2_000), Buffer.from(',"a":' + '1'.repeat(800)), received.subarray(100, 2_500), Buffer.from(',"b":' + '2'.repeat(2_600))]
+      const sent = pieces.map((piece) => piece.toString('latin1')).join('')
+      const full = exchangeFixture({ request: { url: '/v1/chat/completions', headers: [], body: received.toString('latin1') }, model_body: sent, upstream: { replica: 'r1', body: sent, status: 200, headers: [], frames: [], response_body: null } })
+      const lean = { ...full, size_bytes: 1, request: { ...full.request, body: '' }, model_body: '', upstream: { ...full.upstream!, body: '' } }
+      small.add(lean, { requestBody: received, sentBody: new ByteChunks(pieces), modelBodySent: true })
+      expect(small.get(owner, full.id)).toStrictEqual({ ...full, size_bytes: 1 })
+    }
   })
 
   it('keeps a text the record left out from its bytes, as it keeps the text: short or long, in the arena or in the entry', () => {

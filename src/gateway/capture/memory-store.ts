@@ -47,7 +47,7 @@ interface PackedFrames {
 }
 
 interface ArenaTexts {
-  /** The span of each text (REQUEST_BODY…) in threes, position -1 for one kept as a string. */
+  /** The span of each text (REQUEST_BODY…) in threes: position -1 for one kept as a string, IN_PIECES for one held as `pieces`. */
   spans: number[]
   responseFrames: PackedFrames | undefined
   upstreamFrames: PackedFrames | undefined
@@ -244,7 +244,8 @@ export class MemoryStore implements ExchangeStore {
 
   /**
    * Move the entry's long texts to the arena, keeping in the entry only where they are. A text
-   * whose bytes are `known` is copied from them when they are ASCII (one byte per character).
+   * whose bytes are `known` is copied from them when they are ASCII (one byte per character), or,
+   * for the body sent, referred to where they are the request body's (`copyReferring`).
    */
   private store(entry: Entry, known: KnownBytes | undefined): void {
     const { exchange } = entry
@@ -276,7 +277,9 @@ export class MemoryStore implements ExchangeStore {
         // Bytes at hand that are ASCII (one byte per character) are copied as they are; the body
         // sent, spliced from the request body's bytes, refers to that body's place where it can.
         else if (bytes !== undefined && bytes.length === chars) {
-          const referring = (i === MODEL_BODY || i === UPSTREAM_BODY) && requestCopy !== undefined && !Buffer.isBuffer(bytes) ? this.copyReferring(bytes, requestCopy) : undefined
+          // One text at most is held in pieces (the slot is one): the model body only when it is
+          // the body sent (whose span the body sent then takes), else the body sent.
+          const referring = (i === MODEL_BODY || i === UPSTREAM_BODY) && pieces === undefined && requestCopy !== undefined && !Buffer.isBuffer(bytes) ? this.copyReferring(bytes, requestCopy) : undefined
           if (referring !== undefined) pieces = referring
           span = referring !== undefined ? [IN_PIECES, bytes.length, chars] : this.copy(bytes, chars)
           if (i === REQUEST_BODY && Buffer.isBuffer(bytes) && held(span[0])) requestCopy = { bytes, position: span[0] }
@@ -342,8 +345,8 @@ export class MemoryStore implements ExchangeStore {
    * The ASCII pieces of a body sent, as pieces of the arena (`ArenaTexts.pieces`): a piece that is
    * a view of the request body's bytes (the client's own bytes spliced into the body sent, as for
    * chat completions) is the request body's place in the arena, the others are copied. Undefined,
-   * and nothing copied, when less than half of the bytes are the request body's (a translated
-   * body): then one copy costs less to read back. A chat turn of 128 KB is copied once, not twice.
+   * and nothing kept, when less than half of the bytes are the request body's (a translated body:
+   * then one copy costs less to read back), or when the arena cannot hold the others. A chat turn of 128 KB is copied once, not twice.
    */
   private copyReferring(bytes: ByteChunks, request: { bytes: Buffer; position: number }): number[] | undefined {
     let shared = 0

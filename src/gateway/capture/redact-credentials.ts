@@ -249,8 +249,8 @@ export interface CleanTexts {
  * of it (a model echoing a prompt). A frame is copied only when it holds a secret; a secret split
  * across two frames is not found (no frame holds it whole). `clean`: texts already searched in
  * their bytes, that hold none — the body sent and a JSON reply written from pieces (searching a
- * text of pieces would first copy it whole), the body as received when it was decoded in pieces
- * (likewise), and a model server's reply read whole. Texts that hold no secret stay the very
+ * text of pieces would first copy it whole), the body as received when its bytes are ASCII (the
+ * text is then decoded in pieces, or not at all), and a model server's reply read whole. Texts that hold no secret stay the very
  * strings they were, and an exchange with none is returned as it is.
  */
 export function redactExchange(exchange: Exchange, secrets: readonly string[], clean: CleanTexts = {}): Exchange {

@@ -344,19 +344,23 @@ export class MemoryStore implements ExchangeStore {
   /**
    * The ASCII pieces of a body sent, as pieces of the arena (`ArenaTexts.pieces`): a piece that is
    * a view of the request body's bytes (the client's own bytes spliced into the body sent, as for
-   * chat completions) is the request body's place in the arena, the others are copied. Undefined,
-   * and nothing kept, when less than half of the bytes are the request body's (a translated body:
-   * then one copy costs less to read back), or when the arena cannot hold the others. A chat turn of 128 KB is copied once, not twice.
+   * chat completions) is the request body's place in the arena, the others are copied: a chat turn
+   * of 128 KB is copied once, not twice. Undefined, and nothing kept, when less than half of the
+   * bytes are the request body's (a translated body: then one copy costs less to read back), or
+   * when the arena cannot hold the others.
    */
   private copyReferring(bytes: ByteChunks, request: { bytes: Buffer; position: number }): number[] | undefined {
+    const offsets = bytes.chunks.map((chunk) => viewOffset(chunk, request.bytes))
     let shared = 0
-    for (const chunk of bytes.chunks) if (viewOffset(chunk, request.bytes) >= 0) shared += chunk.length
+    bytes.chunks.forEach((chunk, i) => {
+      if ((offsets[i] as number) >= 0) shared += chunk.length
+    })
     if (shared * 2 < bytes.length) return undefined
     const start = this.arena.position
     const pieces: number[] = []
-    for (const chunk of bytes.chunks) {
+    for (const [i, chunk] of bytes.chunks.entries()) {
       if (chunk.length === 0) continue
-      const offset = viewOffset(chunk, request.bytes)
+      const offset = offsets[i] as number
       const position = offset >= 0 ? request.position + offset : this.arena.position
       if (offset < 0 && !this.arena.copy([chunk], chunk.length)) {
         this.arena.truncate(start)

@@ -250,8 +250,9 @@ export interface CleanTexts {
  * across two frames is not found (no frame holds it whole). `clean`: texts already searched in
  * their bytes, that hold none — the body sent and a JSON reply written from pieces (searching a
  * text of pieces would first copy it whole), the body as received when its bytes are ASCII (the
- * text is then decoded in pieces, or not at all), and a model server's reply read whole. Texts that hold no secret stay the very
- * strings they were, and an exchange with none is returned as it is.
+ * text is then decoded in pieces, or not at all), and a model server's reply read whole. Texts
+ * that hold no secret stay the very strings they were, and an exchange with none is returned as
+ * it is.
  */
 export function redactExchange(exchange: Exchange, secrets: readonly string[], clean: CleanTexts = {}): Exchange {
   const modelBodyClean = clean.modelBody === true

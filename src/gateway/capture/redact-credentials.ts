@@ -119,12 +119,13 @@ const cleanBeginnings = new WeakMap<object, string>()
 export function requestBodyHoldsSecret(raw: Buffer, secrets: readonly string[], continued: ContinuedBytes | undefined): boolean {
   const wanted = searchable(secrets)
   if (wanted.length === 0) return false
+  // A body that continues none (every short prompt) is searched whole, and marks nothing.
+  if (continued === undefined) return wanted.some((secret) => raw.includes(secret))
   const secretSet = secretSetKey(wanted)
   // A secret that crosses the end of the shared bytes begins at most this many bytes before it.
-  const reach = reachAcrossCut(wanted)
-  const from = continued !== undefined && cleanBeginnings.get(continued.sharedWith) === secretSet ? Math.max(0, continued.sharedBytes - reach) : 0
+  const from = cleanBeginnings.get(continued.sharedWith) === secretSet ? Math.max(0, continued.sharedBytes - reachAcrossCut(wanted)) : 0
   if (wanted.some((secret) => raw.includes(secret, from))) return true
-  if (continued?.kept !== undefined) cleanBeginnings.set(continued.kept, secretSet)
+  if (continued.kept !== undefined) cleanBeginnings.set(continued.kept, secretSet)
   return false
 }
 
@@ -186,11 +187,17 @@ export function bytesHoldSecret(bytes: Buffer | ByteChunks, secrets: readonly st
   const reach = reachAcrossCut(wanted)
   if (bytes.chunks.length === 1 && (clean === undefined || !isViewOf(bytes.chunks[0]!, clean))) return holds(bytes.chunks[0]!)
   let secretSet: string | undefined
-  const marked = (chunk: Buffer) => chunk.length >= SHORTEST_MARKED_PIECE && cleanPieces.get(chunk) === (secretSet ??= secretSetKey(wanted))
-  const known = (chunk: Buffer) => (clean !== undefined && isViewOf(chunk, clean)) || marked(chunk)
+  /** Long pieces not known clean, which the search takes whole: known clean from then on, if it finds nothing. */
+  const searchedWhole: Buffer[] = []
+  const known = (chunk: Buffer): boolean => {
+    if (clean !== undefined && isViewOf(chunk, clean)) return true
+    if (chunk.length < SHORTEST_MARKED_PIECE) return false
+    if (cleanPieces.get(chunk) === (secretSet ??= secretSetKey(wanted))) return true
+    searchedWhole.push(chunk)
+    return false
+  }
   if (piecesHoldSecret(bytes, holds, reach, windowBytes, known)) return true
-  // Every piece not known clean was searched whole: the long ones are known clean from now on.
-  for (const chunk of bytes.chunks) if (chunk.length >= SHORTEST_MARKED_PIECE && !known(chunk)) cleanPieces.set(chunk, (secretSet ??= secretSetKey(wanted)))
+  for (const chunk of searchedWhole) cleanPieces.set(chunk, secretSet!)
   return false
 }
 

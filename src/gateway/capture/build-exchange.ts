@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer'
 import { presentedKey } from '../auth/authenticate'
-import { viewOffset, type ByteChunks } from '../http/json-chunks'
+import { isViewOf, type ByteChunks } from '../http/json-chunks'
 import { responseHeader, responseHeaderPairs } from '../http/response-head'
 import { errorEnvelopeSchema } from '../../shared/api/errors'
 import { MortarHeader } from '../../shared/api/headers'
@@ -152,7 +152,7 @@ function build(recorder: ExchangeRecorder, maxBytes: number, leaveOutBytesAtHand
  */
 function allAscii(bytes: Buffer | ByteChunks, ascii: Buffer | undefined): boolean {
   if (Buffer.isBuffer(bytes)) return isAscii(bytes)
-  return bytes.chunks.every((chunk) => (ascii !== undefined && viewOffset(chunk, ascii) >= 0) || isAscii(chunk))
+  return bytes.chunks.every((chunk) => (ascii !== undefined && isViewOf(chunk, ascii)) || isAscii(chunk))
 }
 
 /**

@@ -350,10 +350,11 @@ export class MemoryStore implements ExchangeStore {
    * when the arena cannot hold the others.
    */
   private copyReferring(bytes: ByteChunks, request: { bytes: Buffer; position: number }): number[] | undefined {
-    const offsets = bytes.chunks.map((chunk) => viewOffset(chunk, request.bytes))
     let shared = 0
-    bytes.chunks.forEach((chunk, i) => {
-      if ((offsets[i] as number) >= 0) shared += chunk.length
+    const offsets = bytes.chunks.map((chunk) => {
+      const offset = viewOffset(chunk, request.bytes)
+      if (offset >= 0) shared += chunk.length
+      return offset
     })
     if (shared * 2 < bytes.length) return undefined
     const start = this.arena.position

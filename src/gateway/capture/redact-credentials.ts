@@ -1,4 +1,4 @@
-import { viewOffset, type ByteChunks } from '../http/json-chunks'
+import { isViewOf, type ByteChunks } from '../http/json-chunks'
 import type { ContinuedBytes } from '../http/known-beginnings'
 import type { CapturedFrame, Exchange, HeaderPairs } from '../../shared/api/traffic'
 import { apiKeyHint } from '../auth/api-key'
@@ -238,9 +238,6 @@ function piecesHoldSecret(bytes: ByteChunks, holds: (view: Buffer) => boolean, r
   }
   return filled > 0 && holds(window.subarray(0, filled))
 }
-
-/** Whether `piece` is a view of (some of) the very memory `whole` views: then its bytes are some of `whole`'s. */
-const isViewOf = (piece: Buffer, whole: Buffer): boolean => viewOffset(piece, whole) >= 0
 
 /** Texts of an exchange already searched in their bytes, found to hold no secret. */
 export interface CleanTexts {

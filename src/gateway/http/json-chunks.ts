@@ -28,6 +28,9 @@ export function viewOffset(piece: Buffer, whole: Buffer): number {
   return piece.buffer === whole.buffer && offset >= 0 && offset + piece.length <= whole.length ? offset : -1
 }
 
+/** Whether `piece` is a view of (some of) the very memory `whole` views: then its bytes are some of `whole`'s. */
+export const isViewOf = (piece: Buffer, whole: Buffer): boolean => viewOffset(piece, whole) >= 0
+
 /**
  * A JSON text written partly from bytes at hand: `bytes` is what goes on the wire, `text` the
  * body (what capture keeps), made when first read: its pieces joined with `+`, so nothing is
